@@ -1,0 +1,27 @@
+// Runs every compiled test file (dist/src/**/*.test.js) with Node's test runner.
+// Usage: npm test            (builds first)
+//        node scripts/run-tests.mjs [substring ...]   (only files whose path contains one of them)
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function findTests(dir) {
+  const found = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...findTests(path));
+    else if (name.endsWith('.test.js')) found.push(path);
+  }
+  return found;
+}
+
+const filters = process.argv.slice(2);
+const files = findTests('dist/src')
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test files found under dist/src${filters.length ? ` matching ${filters.join(', ')}` : ''}; run 'npm run build' first`);
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

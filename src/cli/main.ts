@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+/**
+ * The `troupe` command. Each subcommand lives in its own file and registers itself here
+ * explicitly (no discovery), so `troupe --help` lists exactly what this file names.
+ *
+ *   npx troupe --help
+ */
+import { Command } from 'commander';
+import { TroupeError } from '../util/errors.js';
+
+const program = new Command();
+program
+  .name('troupe')
+  .description('Train teams of LLM agents with on-policy multi-agent RL, on a plain CPU.')
+  .version('0.1.0')
+  .showHelpAfterError();
+
+// Subcommands (one line each, in the order `--help` shows them):
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof TroupeError) {
+    process.stderr.write(`troupe: ${error.category} error: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}

@@ -1,0 +1,111 @@
+/**
+ * The task-side vocabulary of Troupe (see DESIGN.md). Read this file first.
+ *
+ * A *task* is one seeded problem instance; its *Env* is the live state of that task during an
+ * episode. A *Role* is one agent of a team: it turns the env into a prompt, the model's text
+ * into an action, and applies that action, earning a local reward. A *Team* fixes the roles,
+ * their order, the turn limit and how local and global rewards mix. Nothing here knows which
+ * policy (model) plays a role.
+ *
+ * Writing a new task takes exactly: a TaskSource (generator or dataset reader), an Env class
+ * (state + transitions + clone), one Role per agent, and the Team's global reward.
+ * docs/new-task.md walks through a complete example.
+ */
+import type { Rng } from '../util/rng.js';
+
+/** The outcome of parsing model text into an action. A failure is data, never an exception. */
+export type ParseResult<A> = { ok: true; action: A } | { ok: false; reason: string };
+
+/** Where in the episode a role is acting. Turns are 0-based. */
+export interface TurnContext {
+  readonly turn: number;
+  readonly maxTurns: number;
+}
+
+/**
+ * Live state of one task. Tree sampling clones it once per branch, so `clone()` must be a deep
+ * copy sharing no mutable state with the original (immutable task data may be shared).
+ */
+export interface Env {
+  /** Stable id of the task instance, e.g. `plan-path/train/17`. */
+  readonly taskId: string;
+  /** The episode is over (solved, or failed for good). The turn limit is the Team's business. */
+  readonly done: boolean;
+  /** The task is solved. */
+  readonly success: boolean;
+  clone(): this;
+}
+
+/** What applying one action did. */
+export interface StepOutcome {
+  /** This role's own reward for the action (the "local" reward of SEEDS.md). */
+  readonly local: number;
+  /**
+   * Why the action went wrong when it did (unparseable text, invalid move, failed tool run).
+   * Counted and reported by the rollout; the action itself still happened (it may be a no-op).
+   */
+  readonly failure?: string;
+  /** Free-form facts for logs and tests (moves applied, walls hit, ...). JSON-serialisable. */
+  readonly info?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * One agent of a team. `prompt` and `step` must be deterministic functions of their inputs:
+ * the rollout relies on identical prompts for identical states (GRPO groups) and on clones
+ * behaving exactly like the original.
+ */
+export interface Role<E extends Env, A = unknown> {
+  readonly name: string;
+  /** The prompt text for this role in this state. Sees earlier roles' actions via the env. */
+  prompt(env: E, ctx: TurnContext): string;
+  /** Reads an action from model text. Never throws on bad text: returns `{ ok: false }`. */
+  parse(text: string): ParseResult<A>;
+  /**
+   * Applies the action to `env` (mutating it) and returns the local reward. Also called for a
+   * failed parse, so the role can apply its penalty and record the failure where later prompts
+   * show it.
+   */
+  step(env: E, action: ParseResult<A>, ctx: TurnContext): StepOutcome;
+}
+
+export type TurnOrder = 'sequential' | 'parallel';
+
+/**
+ * The roles and the rules of play. In `sequential` order each role acts on the state its
+ * predecessors in the same turn left (and sees their actions); in `parallel` order every role
+ * builds its prompt from the state at the start of the turn and the actions are then applied
+ * in role order.
+ */
+export interface Team<E extends Env> {
+  readonly name: string;
+  /** Roles in turn order. Role names are unique within a team. */
+  readonly roles: ReadonlyArray<Role<E, any>>;
+  readonly order: TurnOrder;
+  readonly maxTurns: number;
+  /** Weight of the global reward in each agent's reward: total = local + alpha * global. */
+  readonly alpha: number;
+  /** The team (global) reward of a state, e.g. 1 when solved plus shaping. Pure function. */
+  globalReward(env: E): number;
+}
+
+export type Split = 'train' | 'eval';
+
+/**
+ * Where tasks come from: a seeded generator (unbounded) or a dataset (finite). `make` is
+ * deterministic: the same (index, split) always gives an equal fresh env. Train and eval
+ * splits must not share instances, so evaluation is on tasks training never saw.
+ */
+export interface TaskSource<E extends Env> {
+  /** Number of tasks for a finite dataset; undefined for an unbounded generator. */
+  readonly size?: number;
+  make(index: number, split: Split): E;
+}
+
+/** A scripted (model-free) player: reads only the prompt, like a model would. */
+export type ScriptedResponder = (options: {
+  role: string;
+  prompt: string;
+  /** 0 = uniformly random actions, 1 = always the solver's optimal action. */
+  skill: number;
+  rng: Rng;
+}) => string;

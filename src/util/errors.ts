@@ -1,0 +1,30 @@
+/**
+ * One error class for everything Troupe reports to a user. The category says which part of
+ * the input or system is at fault; the message names the wrong value, what is allowed, and
+ * the fix. Expected failures during rollouts (bad model output, failed tool runs) are NOT
+ * thrown: they travel as data on samples (see rollout/types.ts).
+ */
+export type ErrorCategory =
+  | 'config' // a config file or --set override is wrong
+  | 'input' // a dataset line, CLI argument or HTTP request is wrong
+  | 'checkpoint' // a model folder is missing or malformed
+  | 'invariant' // Troupe broke one of its own promises (a bug: please report it)
+  | 'engine' // the numeric engine cannot do what was asked (shape mismatch, out of memory)
+  | 'io' // reading or writing files failed
+  | 'policy' // a policy backend failed (server unreachable, bad response)
+  | 'sandbox'; // the code sandbox could not run at all
+
+export class TroupeError extends Error {
+  readonly category: ErrorCategory;
+
+  constructor(category: ErrorCategory, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TroupeError';
+    this.category = category;
+  }
+}
+
+/** Throws an `invariant` error when `condition` is false: for promises Troupe makes to itself. */
+export function invariant(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new TroupeError('invariant', `internal invariant broken: ${message}`);
+}
