@@ -1,0 +1,89 @@
+/**
+ * The numeric kernels the engine is built on. Two implementations share this interface and
+ * one conformance suite: `reference` (plain TypeScript, obviously correct, used by tests)
+ * and `wasm` (WebAssembly SIMD, large matmuls split across worker threads).
+ *
+ * Conventions:
+ * - All matrices are row-major Float32Arrays. Pass `subarray` views to address part of a
+ *   buffer. Output arrays never alias inputs unless an op says so.
+ * - Kernels are deterministic: the same inputs and thread count give bit-identical outputs.
+ * - Arrays allocated with `alloc` live in the kernels' own memory (for `wasm`, the shared
+ *   WebAssembly heap) so calls need no copies; any other Float32Array also works (copied).
+ * Shapes are named in the argument lists: rows x cols.
+ */
+export interface MatmulArgs {
+  /** m x k, or k x m when transA. */
+  readonly a: Float32Array;
+  /** k x n, or n x k when transB. */
+  readonly b: Float32Array;
+  /** m x n output. */
+  readonly c: Float32Array;
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly transA?: boolean;
+  readonly transB?: boolean;
+  /** c += op(a) op(b) instead of c = op(a) op(b). */
+  readonly accumulate?: boolean;
+}
+
+export interface Kernels {
+  readonly name: string;
+  /** Worker threads used for large matmuls (1 = the calling thread only). */
+  readonly threads: number;
+
+  /** A Float32Array of `length` zeros in kernel memory, kept until `free`. */
+  alloc(length: number): Float32Array;
+  free(array: Float32Array): void;
+
+  matmul(args: MatmulArgs): void;
+
+  /** out[i] = a[i] + b[i]. out may alias a. */
+  add(a: Float32Array, b: Float32Array, out: Float32Array): void;
+  /** out[i] = a[i] * b[i]. out may alias a. */
+  mul(a: Float32Array, b: Float32Array, out: Float32Array): void;
+  /** y[i] += alpha * x[i]. */
+  axpy(alpha: number, x: Float32Array, y: Float32Array): void;
+  /** sum of x[i]^2 (for gradient-norm clipping). */
+  sumSquares(x: Float32Array): number;
+
+  /** RMSNorm over rows x d: out = x / rms(x) * weight; writes 1/rms per row to invRms. */
+  rmsNorm(x: Float32Array, weight: Float32Array, out: Float32Array, invRms: Float32Array, rows: number, d: number, eps: number): void;
+  /** Backward of rmsNorm: dx = (overwritten), dWeight += (accumulated). */
+  rmsNormBackward(x: Float32Array, weight: Float32Array, invRms: Float32Array, dOut: Float32Array, dx: Float32Array, dWeight: Float32Array, rows: number, d: number): void;
+
+  /**
+   * In-place causal softmax over rows x cols attention scores, after multiplying by `scale`.
+   * Row r may attend to columns 0..(r + offset); later columns become 0. offset = cols - rows
+   * for a query block at the end of a key sequence (KV cache decoding).
+   */
+  causalSoftmax(scores: Float32Array, rows: number, cols: number, offset: number, scale: number): void;
+  /** Backward of causalSoftmax: dScores = scale * p * (dP - sum(dP * p)), in place over dP. */
+  causalSoftmaxBackward(p: Float32Array, dP: Float32Array, rows: number, cols: number, scale: number): void;
+
+  /** SwiGLU: out = silu(gate) * up, all rows x cols flattened. */
+  swiglu(gate: Float32Array, up: Float32Array, out: Float32Array): void;
+  /** Backward of swiglu: writes dGate and dUp (overwritten). */
+  swigluBackward(gate: Float32Array, up: Float32Array, dOut: Float32Array, dGate: Float32Array, dUp: Float32Array): void;
+
+  /**
+   * Rotary embedding in place on x laid out [tokens, heads, headDim], token t at position
+   * positions[t]; rotates pairs (i, i + headDim/2) (the Hugging Face Llama convention) by
+   * angle pos * theta^(-2i/headDim). `inverse` rotates by the negative angle (the backward).
+   */
+  rope(x: Float32Array, positions: Int32Array, tokens: number, heads: number, headDim: number, theta: number, inverse: boolean): void;
+
+  /**
+   * Log-softmax of logits rows x vocab, in place (logits become log-probabilities). Returns
+   * nothing; gather the target entries yourself.
+   */
+  logSoftmax(logits: Float32Array, rows: number, vocab: number): void;
+
+  /**
+   * One AdamW step over a flat parameter array (decoupled weight decay). step is 1-based
+   * (for bias correction). m and v are the moment buffers, updated in place.
+   */
+  adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array, options: {
+    lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number;
+  }): void;
+}
