@@ -109,3 +109,38 @@ export type ScriptedResponder = (options: {
   skill: number;
   rng: Rng;
 }) => string;
+
+/** How a task's team is assembled from a config. */
+export interface TeamOptions {
+  /** `team`: the task's roles (e.g. tool then plan); `single`: one role named `agent`. */
+  readonly variant: 'team' | 'single';
+  /**
+   * `natural`: instructions a real LLM follows; `compact`: short, token-efficient
+   * observations and actions for the small embedded models.
+   */
+  readonly format: 'natural' | 'compact';
+  readonly order: TurnOrder;
+  readonly maxTurns: number;
+  readonly alpha: number;
+}
+
+/**
+ * Everything Troupe needs to offer a task: registered explicitly in src/envs/registry.ts.
+ * `Options` are the task's own config keys (under `tasks:` in a config, next to `name`).
+ */
+export interface TaskDefinition<E extends Env = Env, Options extends object = object> {
+  readonly name: string;
+  /** One line for `--help` and docs. */
+  readonly description: string;
+  /** Strict zod schema of the task's options with defaults, e.g. { size: 10 }. */
+  readonly optionsSchema: import('zod').ZodType<Options>;
+  /** Turn limit used when the config does not set team.max_turns. */
+  readonly defaultMaxTurns: number;
+  /** Role names of the `team` variant, in turn order. */
+  readonly teamRoles: readonly string[];
+  createSource(options: Options, seed: number): TaskSource<E>;
+  /** Throws a TroupeError('config') for combinations the task cannot play. */
+  createTeam(options: Options, team: TeamOptions): Team<E>;
+  /** The model-free player used by `policy.kind: scripted`. */
+  readonly scripted: ScriptedResponder;
+}
