@@ -1,0 +1,43 @@
+import { TroupeError } from '../../util/errors.js';
+import type { MatmulArgs } from './types.js';
+
+/**
+ * Shape checks shared by every Kernels implementation, so a wrong call fails the same way
+ * (a TroupeError 'engine' naming the array and sizes) instead of reading past a view.
+ */
+export function checkLength(op: string, name: string, array: ArrayLike<number>, needed: number): void {
+  if (array.length < needed) {
+    throw new TroupeError(
+      'engine',
+      `${op}: '${name}' has ${array.length} elements but the shape needs at least ${needed}; pass a larger array or fix the shape arguments`,
+    );
+  }
+}
+
+export function checkDims(op: string, dims: Record<string, number>): void {
+  for (const [name, value] of Object.entries(dims)) {
+    if (!Number.isInteger(value) || value < 0) {
+      throw new TroupeError('engine', `${op}: '${name}' must be a non-negative integer, got ${value}`);
+    }
+  }
+}
+
+export function checkMatmul(args: MatmulArgs): void {
+  const { m, n, k } = args;
+  checkDims('matmul', { m, n, k });
+  checkLength('matmul', 'a', args.a, m * k);
+  checkLength('matmul', 'b', args.b, k * n);
+  checkLength('matmul', 'c', args.c, m * n);
+}
+
+export function checkSameLength(op: string, arrays: Record<string, ArrayLike<number>>): number {
+  const entries = Object.entries(arrays);
+  const length = entries[0]![1].length;
+  for (const [name, array] of entries) {
+    if (array.length !== length) {
+      const sizes = entries.map(([n, a]) => `${n}=${a.length}`).join(', ');
+      throw new TroupeError('engine', `${op}: arrays must have equal lengths (${sizes}); '${name}' differs. Pass views of the same length`);
+    }
+  }
+  return length;
+}
