@@ -1,0 +1,112 @@
+/**
+ * The rollout vocabulary (DESIGN.md: Rollout, Sample, Group key). Read this file first.
+ *
+ * A rollout plays a Team on a batch of tasks with one policy per role and records every
+ * completion it sampled as a Sample. Two modes exist:
+ *
+ * - `tree` (AT-GRPO): each turn, each role forms a *node*: one prompt, K completions
+ *   (branches). Every branch is applied to its own clone of the env and scored; the best
+ *   branch's env continues. A node's K samples form one group and share byte-identical prompt
+ *   text, so the group's advantages compare like with like.
+ * - `independent` (GRPO baseline): K whole episodes per task, one completion per prompt.
+ *   The K samples of a (task, role) group come from DIFFERENT prompts after turn 1, because
+ *   each episode drifts its own way. That is precisely the weakness AT-GRPO's tree fixes; it
+ *   is kept as the baseline. The prompt-identity promise holds for tree groups only.
+ *
+ * Samples are a file format (rollouts are written as JSONL), hence snake_case field names.
+ */
+import type { RewardParts } from '../algo/mix-reward.js';
+import type { Env, Split, TaskSource, Team } from '../envs/types.js';
+import type { FinishReason, Policy } from '../policy/types.js';
+
+export type RolloutMode = 'tree' | 'independent';
+
+/** Sampling settings shared by every request of a rollout (see SampleRequest). */
+export interface RolloutOptions {
+  readonly mode: RolloutMode;
+  /** Branches per node (tree) or episodes per task (independent). At least 1. */
+  readonly k: number;
+  readonly temperature: number;
+  readonly topP: number;
+  /** 0 disables top-k. */
+  readonly topK: number;
+  readonly maxTokens: number;
+  readonly stop: readonly string[];
+}
+
+export interface RolloutInput<E extends Env> {
+  readonly team: Team<E>;
+  readonly source: TaskSource<E>;
+  /** Task indices to play (no duplicates: a task id must name one episode tree). */
+  readonly tasks: readonly number[];
+  /** Which split the indices refer to. Default 'train'. */
+  readonly split?: Split;
+  /** The policy that plays each role. Roles sharing a policy object are batched together. */
+  readonly policyFor: (role: string) => Policy;
+  readonly options: RolloutOptions;
+  /** Run seed; request seeds derive from (seed, step, task, turn, role[, episode]). */
+  readonly seed: number;
+  /** Training step (0 for a plain rollout), so each step samples fresh completions. */
+  readonly step: number;
+}
+
+/** One sampled completion and what it earned. */
+export interface Sample {
+  /** Env.taskId of the task the sample belongs to. */
+  task_id: string;
+  /** 0-based turn. */
+  turn: number;
+  role: string;
+  /**
+   * Group key: `${task_id}|t${turn}|${role}` for a tree node, `${task_id}|${role}` for an
+   * independent (task, role) group. Advantages compare samples of one group only.
+   */
+  group: string;
+  /** Index of the completion within its request (0..K-1 in tree mode, 0 in independent mode). */
+  branch: number;
+  /** Tree mode: this branch's env is the one the episode continued from. */
+  chosen?: boolean;
+  /** Independent mode: which of the task's K episodes (0..K-1). */
+  episode?: number;
+  prompt: string;
+  response: string;
+  reward: RewardParts;
+  /**
+   * The number the advantage estimator compares within the group: reward.total in tree mode;
+   * in independent mode the role's return over its whole episode (sum of its reward.total).
+   */
+  score: number;
+  /** Filled by computeAdvantages (src/algo); 0 until then. */
+  advantage: number;
+  /** Policy.id of the policy that sampled the completion. */
+  policy: string;
+  /** Why the action went wrong (generation error, parse failure, invalid move), if it did. */
+  failure?: string;
+  finish_reason: FinishReason;
+  prompt_ids?: number[];
+  response_ids?: number[];
+  logprobs?: number[];
+}
+
+/** What happened in one episode (tree mode: one per task; independent mode: K per task). */
+export interface EpisodeStats {
+  task_id: string;
+  /** 0 in tree mode. */
+  episode: number;
+  success: boolean;
+  /** Turns started (1..maxTurns). */
+  turns: number;
+  /** Samples whose text could not be parsed into an action (all branches counted). */
+  parse_failures: number;
+  /** Samples whose generation failed (finish_reason 'error'). */
+  generation_errors: number;
+  /** Samples with any failure: the two above plus invalid actions the role reported. */
+  failures: number;
+  /** Per role: the sum of reward.total over the samples the episode followed. */
+  returns: Record<string, number>;
+}
+
+export interface RolloutResult {
+  samples: Sample[];
+  episodes: EpisodeStats[];
+}
