@@ -1,0 +1,39 @@
+/**
+ * Tokenizers turn text into token ids and back. The engine, the sampler and the checkpoint
+ * code only ever see this interface, so a different tokenizer family can be added later
+ * without touching them:
+ *
+ * - `CharTokenizer` (char-tokenizer.ts): one token per character, for the built-in small
+ *   models. Saved as a Hugging Face `tokenizer.json` (WordLevel model + a Split pre-tokenizer
+ *   that isolates every character + a Fuse decoder), which the HF `tokenizers` library loads.
+ * - Real HF tokenizer.json files (BPE / ByteLevel / Unigram) are NOT supported yet: they need
+ *   the HF tokenizers npm package (not a dependency today). Adding them means one more class
+ *   implementing `Tokenizer` and one more branch in `tokenizerFromJson` (tokenizer-json.ts).
+ *
+ * Token-in/token-out: rollouts keep the ids a policy produced and never re-tokenise text, so
+ * `encode(decode(ids))` need not equal `ids` for every tokenizer (it does for CharTokenizer).
+ */
+
+/** Ids of the special tokens a tokenizer has (absent when it has none of that kind). */
+export interface SpecialTokenIds {
+  readonly pad?: number;
+  readonly bos?: number;
+  readonly eos?: number;
+  /** Characters outside the vocabulary encode to this id. */
+  readonly unk?: number;
+}
+
+export interface Tokenizer {
+  /** Number of token ids (ids are 0 .. vocabSize-1). A model's vocab must be at least this. */
+  readonly vocabSize: number;
+  readonly special: SpecialTokenIds;
+  /** Text to ids. Adds no BOS/EOS: callers decide (see `special`). */
+  encode(text: string): number[];
+  /**
+   * Ids to text. Special tokens appear as their text (`<eos>`) unless `skipSpecial`, as in
+   * Hugging Face's `decode`. Throws a TroupeError('input') for an id outside the vocabulary.
+   */
+  decode(ids: readonly number[], options?: { skipSpecial?: boolean }): string;
+  /** The Hugging Face `tokenizer.json` object (JSON-serialisable) describing this tokenizer. */
+  toTokenizerJson(): Record<string, unknown>;
+}
