@@ -1,0 +1,100 @@
+/**
+ * The Sudoku 4x4 task: fill a 4x4 grid (2x2 boxes, digits 1-4) from seeded puzzles that have
+ * exactly one solution. Team variant: `tool` proposes fills that are checked on a copy of the
+ * board, `plan` sees the proposal and its verdicts and commits; single variant: `agent`.
+ *
+ *   tasks: { name: sudoku, holes: 8 }      # in a run config
+ *
+ * Rewards: see sudoku-rewards.ts. Turn limit 3 by default: a perfect player needs one turn;
+ * the other two let a team repair rejected or wrong fills.
+ */
+import { z } from 'zod';
+import { TroupeError } from '../../util/errors.js';
+import { Rng, deriveSeed } from '../../util/rng.js';
+import type { Split, TaskDefinition, TaskSource, Team, TeamOptions } from '../types.js';
+import { MAX_HOLES, generateSudoku } from './generate-sudoku.js';
+import { SudokuEnv } from './sudoku-env.js';
+import { CELL_COUNT, SUDOKU_SIZE, correctFills, emptyCount } from './sudoku-grid.js';
+import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
+import { createCommitRole, createToolRole } from './sudoku-roles.js';
+import { sudokuScripted } from './sudoku-scripted.js';
+
+export const sudokuOptionsSchema = z.strictObject({
+  /** Grid side. Only 4 (2x2 boxes) for now; the key exists so configs can say so explicitly. */
+  size: z
+    .literal(SUDOKU_SIZE, { error: `size must be ${SUDOKU_SIZE}: only 4x4 Sudoku (2x2 boxes) is supported for now` })
+    .default(SUDOKU_SIZE),
+  /** Empty cells per puzzle: 8 of 16 is easy for a solver yet leaves a model real choices. */
+  holes: z
+    .number({ error: `holes must be an integer from 1 to ${MAX_HOLES}` })
+    .int({ error: `holes must be an integer from 1 to ${MAX_HOLES}` })
+    .min(1, { error: `holes must be at least 1 (a puzzle needs an empty cell)` })
+    .max(MAX_HOLES, { error: `holes must be at most ${MAX_HOLES} (a unique 4x4 puzzle keeps at least 4 givens)` })
+    .default(8),
+  /** Fills allowed in one answer; more void the answer. 16 covers every cell once. */
+  max_fills: z
+    .number({ error: 'max_fills must be an integer from 1 to 64' })
+    .int({ error: 'max_fills must be an integer from 1 to 64' })
+    .min(1, { error: 'max_fills must be at least 1' })
+    .max(64, { error: 'max_fills must be at most 64' })
+    .default(CELL_COUNT),
+});
+
+export type SudokuOptions = z.infer<typeof sudokuOptionsSchema>;
+
+export const SUDOKU_DEFAULT_MAX_TURNS = 3;
+
+function createSource(options: SudokuOptions, seed: number): TaskSource<SudokuEnv> {
+  return {
+    make(index: number, split: Split): SudokuEnv {
+      // Train and eval draw from disjoint labelled streams, so eval puzzles are unseen ones.
+      const rng = new Rng(deriveSeed(seed, 'sudoku', split, index));
+      return new SudokuEnv(`sudoku/${split}/${index}`, generateSudoku(rng, { holes: options.holes }));
+    },
+  };
+}
+
+/** Team reward: 1 when solved, else UNSOLVED_PROGRESS_WEIGHT x fraction of holes right. */
+export function sudokuGlobalReward(env: SudokuEnv): number {
+  if (env.success) return 1;
+  const holes = emptyCount(env.puzzle.givens);
+  return (UNSOLVED_PROGRESS_WEIGHT * correctFills(env.cells, env.puzzle.givens, env.puzzle.solution)) / holes;
+}
+
+function createTeam(options: SudokuOptions, team: TeamOptions): Team<SudokuEnv> {
+  if (team.variant === 'team' && team.format === 'natural') {
+    throw new TroupeError(
+      'config',
+      'sudoku: team.format natural for the tool role needs the code sandbox (not built yet); ' +
+        'use team.format: compact or team.variant: single',
+    );
+  }
+  const roleOptions = { format: team.format, maxFills: options.max_fills };
+  const roles =
+    team.variant === 'team'
+      ? [createToolRole(roleOptions), createCommitRole('plan', roleOptions)]
+      : [createCommitRole('agent', roleOptions)];
+  return {
+    name: `sudoku-${team.variant}`,
+    roles,
+    order: team.order,
+    maxTurns: team.maxTurns,
+    alpha: team.alpha,
+    globalReward: sudokuGlobalReward,
+  };
+}
+
+export const sudokuTask: TaskDefinition<SudokuEnv, SudokuOptions> = {
+  name: 'sudoku',
+  description: '4x4 Sudoku (2x2 boxes) with unique solutions; tool proposes fills, plan commits them',
+  optionsSchema: sudokuOptionsSchema,
+  defaultMaxTurns: SUDOKU_DEFAULT_MAX_TURNS,
+  teamRoles: ['tool', 'plan'],
+  createSource,
+  createTeam,
+  scripted: sudokuScripted,
+};
+
+export { SudokuEnv } from './sudoku-env.js';
+export { countSolutions, solveSudoku } from './count-solutions.js';
+export { generateSudoku } from './generate-sudoku.js';

@@ -1,0 +1,98 @@
+/**
+ * The Sudoku roles. Team variant: `tool` proposes fills, which are judged on a copy of the
+ * board (the board never changes) and recorded so `plan`'s prompt in the same turn shows the
+ * proposal and its verdicts; `plan` commits the final fills. Single variant: `agent` commits
+ * directly. Local rewards: tool earns what its proposal would earn, plan and agent what their
+ * committed fills earn (table in sudoku-rewards.ts).
+ */
+import type { ParseResult, Role, StepOutcome, TurnContext } from '../types.js';
+import type { Fill, FillsOutcome } from './apply-fills.js';
+import { parseCompactFills, parseNaturalFills } from './parse-fills.js';
+import type { SudokuEnv } from './sudoku-env.js';
+import { emptyCount } from './sudoku-grid.js';
+import { compactPrompt, naturalPrompt } from './sudoku-prompts.js';
+import type { PromptFormat } from './sudoku-render.js';
+import { SUDOKU_REWARDS } from './sudoku-rewards.js';
+
+export interface SudokuRoleOptions {
+  readonly format: PromptFormat;
+  /** More fills than this in one answer void the answer (parse failure). */
+  readonly maxFills: number;
+}
+
+type SudokuRole = Role<SudokuEnv, Fill[]>;
+
+function parserFor(options: SudokuRoleOptions): (text: string) => ParseResult<Fill[]> {
+  return options.format === 'compact'
+    ? (text) => parseCompactFills(text, options.maxFills)
+    : (text) => parseNaturalFills(text, options.maxFills);
+}
+
+/** `invalid-fill: 1 conflict, 2 given` when any fill was rejected, else undefined. */
+function invalidSummary(outcome: FillsOutcome): string | undefined {
+  const counts = new Map<string, number>();
+  for (const r of outcome.results) if (r.verdict !== 'ok') counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
+  if (counts.size === 0) return undefined;
+  return `invalid-fill: ${[...counts].map(([verdict, n]) => `${n} ${verdict}`).join(', ')}`;
+}
+
+function outcomeInfo(outcome: FillsOutcome): Record<string, unknown> {
+  const applied = outcome.results.filter((r) => r.verdict === 'ok').length;
+  return { fills: outcome.results.length, applied, rejected: outcome.results.length - applied, solved: outcome.solved, empty: outcome.empty };
+}
+
+/**
+ * Shared step logic: `judge` either simulates (tool) or commits (plan, agent). A parse failure
+ * costs the parse penalty, changes nothing on the board and is recorded for later prompts.
+ */
+function stepWith(
+  env: SudokuEnv,
+  role: string,
+  kind: 'propose' | 'commit',
+  action: ParseResult<Fill[]>,
+  ctx: TurnContext,
+): StepOutcome {
+  if (!action.ok) {
+    const failure = `parse: ${action.reason}`;
+    const reward = SUDOKU_REWARDS.parseFailure;
+    env.record({ turn: ctx.turn, role, kind, fills: [], results: [], reward, solved: false, empty: emptyCount(env.cells), failure });
+    return { local: reward, failure };
+  }
+  const outcome = kind === 'propose' ? env.simulate(action.action) : env.commit(action.action);
+  env.record({
+    turn: ctx.turn,
+    role,
+    kind,
+    fills: action.action,
+    results: outcome.results,
+    reward: outcome.reward,
+    solved: outcome.solved,
+    empty: outcome.empty,
+  });
+  const failure = invalidSummary(outcome) ?? (kind === 'commit' ? env.failureReason : undefined);
+  const info = outcomeInfo(outcome);
+  return failure === undefined ? { local: outcome.reward, info } : { local: outcome.reward, failure, info };
+}
+
+/**
+ * Compact format only: in the natural format the tool writes a program, which needs the code
+ * sandbox (not built yet; createTeam refuses that combination).
+ */
+export function createToolRole(options: { readonly maxFills: number }): SudokuRole {
+  return {
+    name: 'tool',
+    prompt: (env, ctx) => compactPrompt(env, 'tool', ctx),
+    parse: parserFor({ format: 'compact', maxFills: options.maxFills }),
+    step: (env, action, ctx) => stepWith(env, 'tool', 'propose', action, ctx),
+  };
+}
+
+/** `plan` (team variant, sees the tool's proposal) or `agent` (single variant). */
+export function createCommitRole(name: 'plan' | 'agent', options: SudokuRoleOptions): SudokuRole {
+  return {
+    name,
+    prompt: (env, ctx) => (options.format === 'compact' ? compactPrompt(env, name, ctx) : naturalPrompt(env, ctx)),
+    parse: parserFor(options),
+    step: (env, action, ctx) => stepWith(env, name, 'commit', action, ctx),
+  };
+}
