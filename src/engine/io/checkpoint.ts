@@ -1,0 +1,150 @@
+/**
+ * A model folder in the Hugging Face layout, so transformers or vLLM can load what Troupe
+ * trains (and Troupe can load small HF Llama checkpoints in float32/16):
+ *
+ *   config.json            LlamaConfig (architectures LlamaForCausalLM)
+ *   model.safetensors      parameters under HF names, metadata {"format": "pt"} (transformers
+ *                          refuses safetensors files without it)
+ *   tokenizer.json         the tokenizer (see src/engine/tokenizer/)
+ *   tokenizer_config.json  special tokens + PreTrainedTokenizerFast, for AutoTokenizer
+ *
+ * Saving is atomic (a temp folder renamed into place) and validates first, so a folder on
+ * disk is always complete and consistent. Loading checks every tensor the config implies.
+ *
+ *   saveCheckpoint('runs/x/model', { config, tensors, tokenizer });
+ *   const { config, tensors, tokenizer } = loadCheckpoint('runs/x/model');
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { TroupeError } from '../../util/errors.js';
+import { headDim, type LlamaConfig } from '../model/llama-config.js';
+import { readTokenizer } from '../tokenizer/load-tokenizer.js';
+import type { Tokenizer } from '../tokenizer/types.js';
+import { writeFolderAtomic } from './atomic-write.js';
+import { parseLlamaConfig } from './parse-llama-config.js';
+import { encodeSafetensors, readSafetensors } from './safetensors.js';
+import { formatShape, type NamedTensor, type TensorMap } from './types.js';
+
+export const CONFIG_FILE = 'config.json';
+export const WEIGHTS_FILE = 'model.safetensors';
+export const TOKENIZER_FILE = 'tokenizer.json';
+export const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
+
+export interface Checkpoint {
+  readonly config: LlamaConfig;
+  readonly tensors: TensorMap;
+  readonly tokenizer: Tokenizer;
+}
+
+/** Every parameter a config implies, by HF name, with its shape ([out, in] for linears). */
+export function expectedTensorShapes(config: LlamaConfig): Map<string, number[]> {
+  const h = config.hidden_size;
+  const qDim = config.num_attention_heads * headDim(config);
+  const kvDim = config.num_key_value_heads * headDim(config);
+  const inter = config.intermediate_size;
+  const shapes = new Map<string, number[]>();
+  shapes.set('model.embed_tokens.weight', [config.vocab_size, h]);
+  for (let i = 0; i < config.num_hidden_layers; i++) {
+    const p = `model.layers.${i}`;
+    shapes.set(`${p}.input_layernorm.weight`, [h]);
+    shapes.set(`${p}.self_attn.q_proj.weight`, [qDim, h]);
+    shapes.set(`${p}.self_attn.k_proj.weight`, [kvDim, h]);
+    shapes.set(`${p}.self_attn.v_proj.weight`, [kvDim, h]);
+    shapes.set(`${p}.self_attn.o_proj.weight`, [h, qDim]);
+    shapes.set(`${p}.post_attention_layernorm.weight`, [h]);
+    shapes.set(`${p}.mlp.gate_proj.weight`, [inter, h]);
+    shapes.set(`${p}.mlp.up_proj.weight`, [inter, h]);
+    shapes.set(`${p}.mlp.down_proj.weight`, [h, inter]);
+  }
+  shapes.set('model.norm.weight', [h]);
+  if (!config.tie_word_embeddings) shapes.set('lm_head.weight', [config.vocab_size, h]);
+  return shapes;
+}
+
+/**
+ * Checks that `tensors` holds exactly the parameters of `config` with the right shapes and
+ * returns them without ignorable extras (rotary inv_freq buffers; a tied lm_head equal to the
+ * embedding). Throws a `checkpoint` error naming the first offending tensor.
+ */
+export function checkTensors(config: LlamaConfig, tensors: TensorMap, source: string): Map<string, NamedTensor> {
+  const expected = expectedTensorShapes(config);
+  const checked = new Map<string, NamedTensor>();
+  for (const [name, shape] of expected) {
+    const tensor = tensors.get(name);
+    if (tensor === undefined) {
+      throw new TroupeError('checkpoint', `${source}: tensor ${name} is missing (expected shape ${formatShape(shape)} from the config)`);
+    }
+    if (tensor.shape.length !== shape.length || tensor.shape.some((d, i) => d !== shape[i])) {
+      throw new TroupeError('checkpoint', `${source}: tensor ${name} has shape ${formatShape(tensor.shape)} but the config implies ${formatShape(shape)}`);
+    }
+    checked.set(name, tensor);
+  }
+  for (const [name, tensor] of tensors) {
+    if (expected.has(name) || name.endsWith('.rotary_emb.inv_freq')) continue;
+    const embed = checked.get('model.embed_tokens.weight') as NamedTensor;
+    if (name === 'lm_head.weight' && config.tie_word_embeddings && tensor.data.length === embed.data.length && tensor.data.every((v, i) => v === embed.data[i])) continue;
+    throw new TroupeError('checkpoint', `${source}: unexpected tensor ${name} ${formatShape(tensor.shape)}; it is not part of a Llama model with this config`);
+  }
+  return checked;
+}
+
+function tokenizerConfig(tokenizer: Tokenizer): Record<string, unknown> {
+  const text = (id: number | undefined): string | null => (id === undefined ? null : tokenizer.decode([id]));
+  return {
+    tokenizer_class: 'PreTrainedTokenizerFast',
+    bos_token: text(tokenizer.special.bos),
+    eos_token: text(tokenizer.special.eos),
+    pad_token: text(tokenizer.special.pad),
+    unk_token: text(tokenizer.special.unk),
+    add_bos_token: false,
+    add_eos_token: false,
+    clean_up_tokenization_spaces: false,
+    model_max_length: 1_000_000,
+  };
+}
+
+/** Writes a model folder atomically; refuses to replace a non-empty folder unless `overwrite`. */
+export function saveCheckpoint(dir: string, checkpoint: Checkpoint, options: { overwrite?: boolean } = {}): void {
+  const { tokenizer } = checkpoint;
+  if (tokenizer.vocabSize > checkpoint.config.vocab_size) {
+    throw new TroupeError('input', `tokenizer has ${tokenizer.vocabSize} tokens but the model's vocab_size is ${checkpoint.config.vocab_size}; use a vocab of at least ${tokenizer.vocabSize}`);
+  }
+  const tensors = checkTensors(checkpoint.config, checkpoint.tensors, dir);
+  const config: LlamaConfig = {
+    ...checkpoint.config,
+    ...(tokenizer.special.bos !== undefined ? { bos_token_id: tokenizer.special.bos } : {}),
+    ...(tokenizer.special.eos !== undefined ? { eos_token_id: tokenizer.special.eos } : {}),
+  };
+  writeFolderAtomic(dir, [
+    { name: CONFIG_FILE, contents: () => `${JSON.stringify(config, null, 2)}\n` },
+    { name: WEIGHTS_FILE, contents: () => encodeSafetensors(tensors, { format: 'pt' }) },
+    { name: TOKENIZER_FILE, contents: () => `${JSON.stringify(tokenizer.toTokenizerJson(), null, 2)}\n` },
+    { name: TOKENIZER_CONFIG_FILE, contents: () => `${JSON.stringify(tokenizerConfig(tokenizer), null, 2)}\n` },
+  ], options);
+}
+
+/** Reads a JSON file of a checkpoint folder, with `checkpoint` errors naming the file. */
+export function readJsonFile(path: string): unknown {
+  if (!existsSync(path)) throw new TroupeError('checkpoint', `${path} is missing`);
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new TroupeError('checkpoint', `${path} is not valid JSON (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+  }
+}
+
+/** Loads and validates a model folder written by `saveCheckpoint` (or by transformers). */
+export function loadCheckpoint(dir: string): Checkpoint {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new TroupeError('checkpoint', `model folder ${dir} does not exist; create one with \`troupe model init --out ${dir}\``);
+  }
+  const configPath = join(dir, CONFIG_FILE);
+  const config = parseLlamaConfig(readJsonFile(configPath), configPath);
+  const weightsPath = join(dir, WEIGHTS_FILE);
+  const tensors = checkTensors(config, readSafetensors(weightsPath).tensors, weightsPath);
+  const tokenizer = readTokenizer(join(dir, TOKENIZER_FILE));
+  if (tokenizer.vocabSize > config.vocab_size) {
+    throw new TroupeError('checkpoint', `${join(dir, TOKENIZER_FILE)} has ${tokenizer.vocabSize} tokens but ${configPath} says vocab_size ${config.vocab_size}`);
+  }
+  return { config, tensors, tokenizer };
+}
