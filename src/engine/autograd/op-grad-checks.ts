@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Rng } from '../../util/rng.js';
+import type { Kernels } from '../kernels/types.js';
+import { attention } from './attention.js';
+import { add, addScaled, mul, scale } from './elementwise.js';
+import { concatRows, embedding, gatherRows } from './embedding.js';
+import { gradCheck, randomLeaf } from './grad-check.js';
+import { linear } from './linear.js';
+import { logSoftmaxGather } from './log-softmax-gather.js';
+import { mean, sum, weightedSum } from './reduce.js';
+import { rmsNorm } from './rms-norm.js';
+import { rope } from './rope.js';
+import { swiglu } from './swiglu.js';
+import type { Tape } from './tape.js';
+import type { Tensor } from '../tensor.js';
+
+const TOLERANCE = 1e-3;
+
+/**
+ * Every autograd op against central finite differences: one shared suite that each Kernels
+ * implementation runs (reference in ops.test.ts, wasm in ops-wasm.test.ts).
+ */
+export function runOpGradChecks(label: string, makeKernels: () => Promise<Kernels> | Kernels): void {
+  const check = (name: string, shapes: number[][], build: (tape: Tape, xs: Tensor[]) => Tensor, scaleOf = 1): void => {
+    test(`${label}: ${name} backward matches finite differences`, async () => {
+      const kernels = await makeKernels();
+      const rng = Rng.derive(7, name);
+      const inputs = shapes.map((s) => randomLeaf(kernels, s, rng, scaleOf));
+      const errors = gradCheck({ kernels, inputs, build: (tape) => build(tape, inputs) });
+      errors.forEach((e, i) => assert.ok(e < TOLERANCE, `${name}: input ${i} relative error ${e}`));
+    });
+  };
+
+  check('linear', [[5, 3], [4, 3]], (t, [x, w]) => linear(t, x!, w!));
+  check('add', [[3, 4], [3, 4]], (t, [a, b]) => add(t, a!, b!));
+  check('addScaled', [[3, 4], [3, 4]], (t, [a, b]) => addScaled(t, a!, b!, 0.37));
+  check('mul', [[3, 4], [3, 4]], (t, [a, b]) => mul(t, a!, b!));
+  check('mul of a tensor with itself', [[2, 5]], (t, [a]) => mul(t, a!, a!));
+  check('scale', [[2, 3]], (t, [a]) => scale(t, a!, -1.7));
+  check('embedding (repeated ids scatter-add)', [[6, 4]], (t, [w]) => embedding(t, w!, [2, 0, 2, 5, 2]));
+  check('gatherRows', [[4, 3]], (t, [x]) => gatherRows(t, x!, [3, 3, 1]));
+  check('concatRows', [[2, 3], [3, 3]], (t, [a, b]) => concatRows(t, [a!, b!]));
+  check('rmsNorm', [[3, 6], [6]], (t, [x, w]) => rmsNorm(t, x!, w!, 1e-5));
+  check('swiglu', [[3, 5], [3, 5]], (t, [g, u]) => swiglu(t, g!, u!), 2);
+  check('rope', [[3, 2 * 4]], (t, [x]) => rope(t, x!, { positions: Int32Array.from([0, 5, 2]), heads: 2, headDim: 4, theta: 100 }));
+  check('logSoftmaxGather', [[4, 5]], (t, [x]) => logSoftmaxGather(t, x!, [1, 4, 0, 1]), 2);
+  check('sum', [[2, 3]], (t, [x]) => sum(t, x!));
+  check('mean', [[2, 3]], (t, [x]) => mean(t, x!));
+  check('weightedSum', [[2, 3]], (t, [x]) => weightedSum(t, x!, [1, -2, 0.5, 3, 0, 1]));
+  // B=2, T=3, 4 query heads over 2 kv heads (GQA), headDim 2.
+  const attn = { batch: 2, seqLen: 3, heads: 4, kvHeads: 2, headDim: 2 };
+  check('attention (GQA, causal)', [[6, 8], [6, 4], [6, 4]], (t, [q, k, v]) => attention(t, q!, k!, v!, attn));
+  check('attention with a shared prefix of different lengths', [[6, 8], [6, 4], [6, 4], [8, 4], [8, 4]], (t, [q, k, v, pk, pv]) =>
+    attention(t, q!, k!, v!, { ...attn, prefix: { k: pk!, v: pv!, seqLen: 4, lengths: [4, 2], index: [1, 1] } }));
+  check('attention with per-sequence prefixes', [[6, 8], [6, 4], [6, 4], [8, 4], [8, 4]], (t, [q, k, v, pk, pv]) =>
+    attention(t, q!, k!, v!, { ...attn, prefix: { k: pk!, v: pv!, seqLen: 4, lengths: [4, 2], index: [1, 0] } }));
+}

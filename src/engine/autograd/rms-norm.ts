@@ -1,0 +1,23 @@
+import type { Tensor } from '../tensor.js';
+import { asMatrix, expectEqual } from './check.js';
+import type { Tape } from './tape.js';
+
+/** RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * weight. */
+export function rmsNorm(tape: Tape, x: Tensor, weight: Tensor, eps: number): Tensor {
+  const [rows, d] = asMatrix('rmsNorm', 'x', x);
+  expectEqual('rmsNorm', 'the weight length', weight.size, d);
+  const k = tape.kernels;
+  const out = tape.tensor(x.shape, [x, weight]);
+  const invRms = tape.alloc(rows);
+  k.rmsNorm(x.data, weight.data, out.data, invRms, rows, d, eps);
+  tape.onBackward(out, () => {
+    // The kernel overwrites dx and accumulates dWeight; route around what we do not need.
+    const dx = tape.kernels.alloc(x.size);
+    const dWeight = weight.requiresGrad ? tape.gradOf(weight) : tape.kernels.alloc(d);
+    k.rmsNormBackward(x.data, weight.data, invRms, out.grad!, dx, dWeight, rows, d);
+    if (x.requiresGrad) k.axpy(1, dx, tape.gradOf(x));
+    tape.kernels.free(dx);
+    if (!weight.requiresGrad) tape.kernels.free(dWeight);
+  });
+  return out;
+}

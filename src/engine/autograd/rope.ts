@@ -1,0 +1,27 @@
+import type { Tensor } from '../tensor.js';
+import { asMatrix, expectEqual } from './check.js';
+import type { Tape } from './tape.js';
+
+/**
+ * Rotary position embedding of x (tokens, heads * headDim) laid out [tokens, heads, headDim],
+ * token t at positions[t] (HF Llama rotate_half convention). A rotation is orthogonal, so
+ * the backward is the inverse rotation of the output gradient.
+ */
+export function rope(tape: Tape, x: Tensor, options: { positions: Int32Array; heads: number; headDim: number; theta: number }): Tensor {
+  const { positions, heads, headDim, theta } = options;
+  const [tokens, width] = asMatrix('rope', 'x', x);
+  expectEqual('rope', 'the row width (heads * headDim)', width, heads * headDim);
+  expectEqual('rope', 'the number of positions', positions.length, tokens);
+  const k = tape.kernels;
+  const out = tape.tensor(x.shape, [x]);
+  out.data.set(x.data);
+  k.rope(out.data, positions, tokens, heads, headDim, theta, false);
+  tape.onBackward(out, () => {
+    const g = tape.kernels.alloc(x.size);
+    g.set(out.grad!);
+    k.rope(g, positions, tokens, heads, headDim, theta, true);
+    k.axpy(1, g, tape.gradOf(x));
+    tape.kernels.free(g);
+  });
+  return out;
+}
