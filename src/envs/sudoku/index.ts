@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { TroupeError } from '../../util/errors.js';
 import { Rng, deriveSeed } from '../../util/rng.js';
 import type { Split, TaskDefinition, TaskSource, Team, TeamOptions } from '../types.js';
-import { MAX_HOLES, generateSudoku } from './generate-sudoku.js';
+import { MAX_HOLES } from './generate-sudoku.js';
+import { generateSudokuForSplit } from './puzzle-split.js';
 import { SudokuEnv } from './sudoku-env.js';
 import { CELL_COUNT, SUDOKU_SIZE, correctFills, emptyCount } from './sudoku-grid.js';
 import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
@@ -47,9 +48,10 @@ export const SUDOKU_DEFAULT_MAX_TURNS = 3;
 function createSource(options: SudokuOptions, seed: number): TaskSource<SudokuEnv> {
   return {
     make(index: number, split: Split): SudokuEnv {
-      // Train and eval draw from disjoint labelled streams, so eval puzzles are unseen ones.
+      // Labelled streams per split, and puzzles partitioned by hash (puzzle-split.ts), so
+      // no eval puzzle ever appears in training.
       const rng = new Rng(deriveSeed(seed, 'sudoku', split, index));
-      return new SudokuEnv(`sudoku/${split}/${index}`, generateSudoku(rng, { holes: options.holes }));
+      return new SudokuEnv(`sudoku/${split}/${index}`, generateSudokuForSplit(rng, { holes: options.holes, split }));
     },
   };
 }
@@ -98,3 +100,4 @@ export const sudokuTask: TaskDefinition<SudokuEnv, SudokuOptions> = {
 export { SudokuEnv } from './sudoku-env.js';
 export { countSolutions, solveSudoku } from './count-solutions.js';
 export { generateSudoku } from './generate-sudoku.js';
+export { puzzleSplit } from './puzzle-split.js';

@@ -27,20 +27,22 @@ function boxOf(row: number, col: number): number {
   return Math.floor(row / BOX_SIZE) * BOX_SIZE + Math.floor(col / BOX_SIZE);
 }
 
-/** For each cell, the other cells of its row, column and box, tagged with the unit they share. */
-const PEERS_16: ReadonlyArray<ReadonlyArray<{ index: number; unit: Unit }>> = Array.from(
+/** For each cell, the other cells of its row, column or box, with every unit they share. */
+const PEERS_16: ReadonlyArray<ReadonlyArray<{ index: number; units: readonly Unit[] }>> = Array.from(
   { length: CELL_COUNT },
   (_, i) => {
     const row = Math.floor(i / SUDOKU_SIZE);
     const col = i % SUDOKU_SIZE;
-    const peers: Array<{ index: number; unit: Unit }> = [];
+    const peers: Array<{ index: number; units: Unit[] }> = [];
     for (let j = 0; j < CELL_COUNT; j++) {
       if (j === i) continue;
       const r = Math.floor(j / SUDOKU_SIZE);
       const c = j % SUDOKU_SIZE;
-      if (r === row) peers.push({ index: j, unit: 'row' });
-      else if (c === col) peers.push({ index: j, unit: 'col' });
-      else if (boxOf(r, c) === boxOf(row, col)) peers.push({ index: j, unit: 'box' });
+      const units: Unit[] = [];
+      if (r === row) units.push('row');
+      if (c === col) units.push('col');
+      if (boxOf(r, c) === boxOf(row, col)) units.push('box');
+      if (units.length > 0) peers.push({ index: j, units });
     }
     return peers;
   },
@@ -52,7 +54,9 @@ const PEERS_16: ReadonlyArray<ReadonlyArray<{ index: number; unit: Unit }>> = Ar
  */
 export function conflictUnits(cells: Cells, index: number, digit: number): Unit[] {
   const hit = new Set<Unit>();
-  for (const peer of PEERS_16[index] ?? []) if (cells[peer.index] === digit) hit.add(peer.unit);
+  for (const peer of PEERS_16[index] ?? []) {
+    if (cells[peer.index] === digit) for (const unit of peer.units) hit.add(unit);
+  }
   return UNITS.filter((u) => hit.has(u));
 }
 
