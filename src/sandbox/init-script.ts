@@ -1,0 +1,178 @@
+/**
+ * The sandbox's init process, as Python source. It is trusted code written by Troupe (never
+ * model output) and runs as PID 1 of a fresh PID, mount, network, IPC and UTS namespace that
+ * `unshare` created. Python is used because the machine's `python3` is already required for
+ * Python tasks and it can do what a shell cannot without extra packages: the mount and
+ * pivot_root system calls, setrlimit, dropping to an unprivileged uid, and `wait4` (exit
+ * status plus CPU time of the program).
+ *
+ * Steps (see docs/sandbox.md for what they guarantee):
+ *  1. mount a size-capped tmpfs as the new root; bind the few host paths an interpreter
+ *     needs read-only, nosuid, nodev (only the /dev/null-style device files keep dev);
+ *  2. copy the input files into /box (the program's working directory, owned by the
+ *     sandbox uid), mount a /proc that shows only this PID namespace;
+ *  3. pivot_root into the new root and detach the old one, so the host tree is unreachable;
+ *  4. fork the program: rlimits (CPU, data segment, process count, file size, open files,
+ *     no core dumps), drop all groups and capabilities by switching to the sandbox uid,
+ *     set no_new_privs, exec the interpreter;
+ *  5. as PID 1, reap every process, enforce the wall-clock limit with SIGALRM, and when the
+ *     program ends kill everything left in the namespace (kill(-1) from PID 1 reaches every
+ *     other process of the namespace); report one JSON line on fd 3.
+ *
+ * Config arrives as one JSON argument (`InitConfig` in run-program.ts). Exit codes of the
+ * init itself: 0 after reporting, 70 when setup failed (the message is on fd 3 as JSON).
+ */
+export const INIT_SCRIPT = String.raw`
+import ctypes, json, os, platform, resource, shutil, signal, sys, time
+
+cfg = json.loads(sys.argv[1])
+report_fd = 3
+if os.getpid() != 1:
+    # kill(-1) below must only ever reach this PID namespace: refuse to run outside one.
+    os.write(report_fd, b'{"setupError": "init is not PID 1 of a new PID namespace"}\n')
+    sys.exit(70)
+libc = ctypes.CDLL(None, use_errno=True)
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_NO_NEW_PRIVS = 38
+PIVOT_ROOT = {'x86_64': 155, 'amd64': 155, 'aarch64': 41, 'arm64': 41}
+
+def report(obj):
+    data = (json.dumps(obj) + '\n').encode()
+    try:
+        os.write(report_fd, data)
+    except OSError:
+        pass
+
+def fail(step, detail=''):
+    err = ctypes.get_errno()
+    report({'setupError': step + ': ' + os.strerror(err) + (' ' + detail if detail else '')})
+    sys.exit(70)
+
+def mount(src, target, fstype, flags, data=None):
+    if libc.mount(src and src.encode(), target.encode(), fstype and fstype.encode(),
+                  ctypes.c_ulong(flags), data and data.encode()) != 0:
+        fail('mount ' + target)
+
+root = cfg['root']
+mount(None, '/', None, MS_REC | MS_PRIVATE)
+mount('tmpfs', root, 'tmpfs', MS_NOSUID | MS_NODEV, 'size=%d,mode=755' % cfg['tmpfsBytes'])
+
+def bind(src, dst, device=False):
+    target = root + dst
+    if os.path.isdir(src):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, 'a').close()
+    mount(src, target, None, MS_BIND | MS_REC)
+    flags = MS_BIND | MS_REMOUNT | MS_NOSUID | (0 if device else MS_NODEV | MS_RDONLY)
+    mount(None, target, None, flags)
+
+for dst, target in cfg['symlinks']:
+    os.makedirs(os.path.dirname(root + dst), exist_ok=True)
+    os.symlink(target, root + dst)
+for src in cfg['binds']:
+    bind(src, src)
+for dev in cfg['devices']:
+    bind(dev, dev, device=True)
+uid, gid = cfg['uid'], cfg['gid']
+box = root + '/box'
+shutil.copytree(cfg['input'], box)
+for dirpath, dirnames, filenames in os.walk(box):
+    os.chown(dirpath, uid, gid)
+    for name in filenames:
+        os.chown(os.path.join(dirpath, name), uid, gid)
+os.makedirs(root + '/tmp', mode=0o777, exist_ok=True)
+os.chmod(root + '/tmp', 0o1777)
+os.makedirs(root + '/proc', exist_ok=True)
+mount('proc', root + '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+nr = PIVOT_ROOT.get(platform.machine())
+if nr is None:
+    report({'setupError': 'pivot_root: unsupported architecture ' + platform.machine()})
+    sys.exit(70)
+os.chdir(root)
+if libc.syscall(ctypes.c_long(nr), b'.', b'.') != 0:
+    fail('pivot_root')
+if libc.umount2(b'.', MNT_DETACH) != 0:
+    fail('umount old root')
+os.chdir('/')
+
+limits = cfg['rlimits']
+channel_fd = cfg.get('channelFd')
+wall_s = cfg['wallMs'] / 1000.0
+start = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    try:
+        for name, value in limits.items():
+            lim = getattr(resource, name)
+            soft, hard = value if isinstance(value, list) else (value, value)
+            resource.setrlimit(lim, (soft, hard))
+        if channel_fd is not None:
+            os.dup2(channel_fd, 3)
+        else:
+            os.close(3)
+        os.closerange(4, 1024)
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), 'prctl no_new_privs')
+        os.chdir('/box')
+        os.execve(cfg['argv'][0], cfg['argv'], cfg['env'])
+    except BaseException as e:
+        os.write(2, ('troupe sandbox: could not start the program: %s\n' % e).encode())
+    os._exit(127)
+
+os.close(0)
+if channel_fd is not None:
+    os.close(channel_fd)
+timed_out = False
+
+def kill_all():
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # nothing else left in the namespace
+
+def on_alarm(signum, frame):
+    global timed_out
+    timed_out = True
+    kill_all()
+
+signal.signal(signal.SIGALRM, on_alarm)
+signal.setitimer(signal.ITIMER_REAL, wall_s)
+status, usage = 0, None
+while True:
+    try:
+        done, st, ru = os.wait4(-1, 0)
+    except ChildProcessError:
+        break
+    except InterruptedError:
+        continue
+    if done == pid:
+        status, usage = st, ru
+        break
+signal.setitimer(signal.ITIMER_REAL, 0)
+elapsed = time.monotonic() - start
+survivors = 0
+try:
+    for entry in os.listdir('/proc'):
+        if entry.isdigit() and int(entry) != 1:
+            survivors += 1
+except OSError:
+    pass
+kill_all()
+report({
+    'exitCode': os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+    'signal': os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+    'timedOut': timed_out,
+    'cpuMs': round((usage.ru_utime + usage.ru_stime) * 1000) if usage else 0,
+    'maxRssKb': usage.ru_maxrss if usage else 0,
+    'durationMs': round(elapsed * 1000),
+    'survivors': survivors,
+})
+`;

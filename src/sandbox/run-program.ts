@@ -1,0 +1,239 @@
+/**
+ * Runs one program in a fresh sandbox (no queueing: sandbox.ts adds the concurrency limit).
+ *
+ * Process tree: Troupe -> `unshare` (new PID/mount/net/IPC/UTS namespaces, `--kill-child`)
+ * -> init (PID 1, trusted Python from init-script.ts) -> the program as the sandbox uid.
+ * Killing `unshare` SIGKILLs the init, and the kernel then kills every process left in the
+ * PID namespace, so Troupe's backstop kill and output-cap kill never leave survivors either.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, normalize } from 'node:path';
+import type { Readable } from 'node:stream';
+import { TroupeError } from '../util/errors.js';
+import { CappedOutput } from './capped-output.js';
+import { classifyExit } from './classify-exit.js';
+import { INIT_SCRIPT } from './init-script.js';
+import type { HostSetup } from './probe-host.js';
+import type { Language, RunRequest, RunResult, SandboxLimits } from './types.js';
+import { LANGUAGES } from './types.js';
+
+/** What the init process reads (its JSON argument). */
+interface InitConfig {
+  root: string;
+  input: string;
+  tmpfsBytes: number;
+  binds: readonly string[];
+  symlinks: ReadonlyArray<readonly [string, string]>;
+  devices: readonly string[];
+  uid: number;
+  gid: number;
+  rlimits: Record<string, number | [number, number]>;
+  argv: string[];
+  env: Record<string, string>;
+  wallMs: number;
+  channelFd: number | null;
+}
+
+/** One JSON line the init writes on fd 3. */
+interface InitReport {
+  setupError?: string;
+  exitCode: number | null;
+  signal: number | null;
+  timedOut: boolean;
+  cpuMs: number;
+  durationMs: number;
+  survivors: number;
+}
+
+const MIB = 1024 * 1024;
+/** Time allowed for namespace and mount setup plus teardown before Troupe kills the run itself. */
+const BACKSTOP_GRACE_MS = 5000;
+
+const SOURCE_FILE: Record<Language, string> = { python: 'main.py', javascript: 'main.js' };
+
+function programArgv(language: Language, host: HostSetup, limits: SandboxLimits): string[] {
+  switch (language) {
+    case 'python':
+      // -I: ignore PYTHON* variables and the user site; the program sees only /box.
+      return [host.python, '-I', `/box/${SOURCE_FILE.python}`];
+    case 'javascript':
+      // V8's own heap cap below the data limit, so heap exhaustion reports itself clearly.
+      return [host.node, `--max-old-space-size=${Math.max(16, limits.memoryMb - 32)}`, `/box/${SOURCE_FILE.javascript}`];
+  }
+}
+
+function checkRequest(request: RunRequest): void {
+  if (!LANGUAGES.includes(request.language)) {
+    throw new TroupeError('input', `unknown sandbox language '${String(request.language)}'; use one of: ${LANGUAGES.join(', ')}.`);
+  }
+  for (const name of Object.keys(request.files ?? {})) {
+    const clean = normalize(name);
+    if (name.startsWith('/') || clean.startsWith('..') || clean === '.' || clean === SOURCE_FILE[request.language]) {
+      throw new TroupeError(
+        'input',
+        `sandbox file name '${name}' is not allowed: give a relative path inside /box without '..', other than ${SOURCE_FILE[request.language]}.`,
+      );
+    }
+  }
+}
+
+function readInto(stream: Readable | null, out: CappedOutput, onExceeded: () => void): void {
+  stream?.on('data', (chunk: Buffer) => {
+    if (out.push(chunk)) onExceeded();
+  });
+}
+
+/** Runs `request` as `uid` with fully resolved `limits`. Resolves when every process is gone. */
+export async function runProgram(
+  host: HostSetup,
+  request: RunRequest,
+  limits: SandboxLimits,
+  uid: number,
+): Promise<RunResult> {
+  checkRequest(request);
+  const work = mkdtempSync(join(tmpdir(), 'troupe-sandbox-'));
+  try {
+    const input = join(work, 'input');
+    mkdirSync(input);
+    mkdirSync(join(work, 'root'));
+    writeFileSync(join(input, SOURCE_FILE[request.language]), request.code);
+    for (const [name, content] of Object.entries(request.files ?? {})) {
+      mkdirSync(dirname(join(input, name)), { recursive: true });
+      writeFileSync(join(input, name), content);
+    }
+    const cpuSeconds = Math.max(1, Math.ceil(limits.cpuMs / 1000));
+    const config: InitConfig = {
+      root: join(work, 'root'),
+      input,
+      tmpfsBytes: limits.diskMb * MIB,
+      binds: host.binds,
+      symlinks: host.symlinks,
+      devices: host.devices,
+      uid,
+      gid: uid,
+      rlimits: {
+        RLIMIT_CPU: [cpuSeconds, cpuSeconds + 1],
+        RLIMIT_DATA: limits.memoryMb * MIB,
+        RLIMIT_NPROC: limits.processes,
+        RLIMIT_FSIZE: limits.diskMb * MIB,
+        RLIMIT_NOFILE: 256,
+        RLIMIT_CORE: 0,
+      },
+      argv: programArgv(request.language, host, limits),
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: '/box',
+        TMPDIR: '/tmp',
+        LANG: 'C.UTF-8',
+        PYTHONHASHSEED: '0',
+        PYTHONDONTWRITEBYTECODE: '1',
+      },
+      wallMs: limits.wallMs,
+      channelFd: request.channel ? 4 : null,
+    };
+    return await execute(host, config, request, limits, cpuSeconds * 1000);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function execute(
+  host: HostSetup,
+  config: InitConfig,
+  request: RunRequest,
+  limits: SandboxLimits,
+  cpuLimitMs: number,
+): Promise<RunResult> {
+  const args = ['--mount', '--pid', '--net', '--ipc', '--uts', '--fork', '--kill-child=SIGKILL', '--'];
+  args.push(host.python, '-I', '-S', '-c', INIT_SCRIPT, JSON.stringify(config));
+  const child = spawn(host.unshare, args, {
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', request.channel ? 'pipe' : 'ignore'],
+    env: {},
+  });
+  const stdout = new CappedOutput(limits.outputBytes);
+  const stderr = new CappedOutput(limits.outputBytes);
+  const channel = new CappedOutput(limits.outputBytes);
+  const report = new CappedOutput(64 * 1024);
+  let outputExceeded = false;
+  let backstopFired = false;
+  const killAll = (): void => {
+    child.kill('SIGKILL');
+  };
+  const onExceeded = (): void => {
+    outputExceeded = true;
+    killAll();
+  };
+  readInto(child.stdout, stdout, onExceeded);
+  readInto(child.stderr, stderr, onExceeded);
+  readInto(child.stdio[3] as Readable, report, () => undefined);
+  if (request.channel) readInto(child.stdio[4] as Readable, channel, onExceeded);
+  child.stdin?.on('error', () => undefined); // the program may exit without reading stdin
+  child.stdin?.end(request.stdin ?? '');
+  const backstop = setTimeout(() => {
+    backstopFired = true;
+    killAll();
+  }, limits.wallMs + BACKSTOP_GRACE_MS);
+  const started = performance.now();
+
+  return new Promise<RunResult>((resolve, reject) => {
+    child.on('error', (cause) => {
+      clearTimeout(backstop);
+      reject(new TroupeError('sandbox', `could not start '${host.unshare}': ${cause.message}. Install util-linux.`, { cause }));
+    });
+    child.on('close', () => {
+      clearTimeout(backstop);
+      const line = report.text().trim().split('\n').pop() ?? '';
+      let raw: InitReport | undefined;
+      try {
+        raw = line ? (JSON.parse(line) as InitReport) : undefined;
+      } catch {
+        raw = undefined;
+      }
+      if (raw?.setupError !== undefined) {
+        reject(
+          new TroupeError(
+            'sandbox',
+            `the sandbox could not be set up (${raw.setupError}). The sandbox needs root and Linux namespaces (unshare --mount --pid --net); see docs/sandbox.md.`,
+          ),
+        );
+        return;
+      }
+      if (!raw && !outputExceeded && !backstopFired) {
+        reject(
+          new TroupeError(
+            'sandbox',
+            `the sandbox ended without a report (stderr: ${stderr.tail().slice(-500) || 'empty'}). Check that 'unshare --mount --pid --net --fork true' works here; see docs/sandbox.md.`,
+          ),
+        );
+        return;
+      }
+      const exitCode = raw?.exitCode ?? null;
+      const signal = raw ? raw.signal : 9;
+      const cpuMs = raw?.cpuMs ?? 0;
+      const reason = classifyExit({
+        exitCode,
+        signal,
+        timedOut: (raw?.timedOut ?? false) || backstopFired,
+        outputExceeded,
+        cpuMs,
+        cpuLimitMs,
+        stderrTail: stderr.tail(),
+      });
+      resolve({
+        reason,
+        exitCode,
+        signal,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        stdoutTruncated: stdout.exceeded,
+        stderrTruncated: stderr.exceeded,
+        channel: channel.text(),
+        durationMs: raw?.durationMs ?? Math.round(performance.now() - started),
+        cpuMs,
+        survivorsKilled: raw?.survivors ?? 0,
+      });
+    });
+  });
+}
