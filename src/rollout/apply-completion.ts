@@ -1,0 +1,48 @@
+/**
+ * The one way a completion acts on an env, shared by every sampling mode: read the action
+ * (a failed generation becomes a failed parse with the generation's error as its reason, so
+ * the role still applies its penalty), let the role step the env, score the result with
+ * total = local + alpha * global. Nothing here throws on bad model output: failures are
+ * returned as data for the sample and the episode stats.
+ */
+import { mixReward, type RewardParts } from '../algo/mix-reward.js';
+import type { Env, ParseResult, Role, StepOutcome, Team, TurnContext } from '../envs/types.js';
+import type { Completion } from '../policy/types.js';
+
+export interface ParsedCompletion {
+  readonly parsed: ParseResult<unknown>;
+  readonly generationError: boolean;
+}
+
+export function parseCompletion(role: Role<any, any>, completion: Completion): ParsedCompletion {
+  if (completion.finishReason === 'error') {
+    return {
+      parsed: { ok: false, reason: `generation error: ${completion.error ?? 'no error message given'}` },
+      generationError: true,
+    };
+  }
+  return { parsed: role.parse(completion.text), generationError: false };
+}
+
+export interface StepResult {
+  readonly outcome: StepOutcome;
+  readonly reward: RewardParts;
+  /** The sample's failure: generation error, else the role's failure, else the parse reason. */
+  readonly failure: string | undefined;
+}
+
+/** Applies an already parsed action to `env` (mutating it) and scores the resulting state. */
+export function stepRole<E extends Env>(
+  team: Team<E>,
+  role: Role<E, any>,
+  env: E,
+  read: ParsedCompletion,
+  ctx: TurnContext,
+): StepResult {
+  const outcome = role.step(env, read.parsed, ctx);
+  const reward = mixReward(outcome.local, team.globalReward(env), team.alpha);
+  let failure = outcome.failure;
+  if (read.generationError && !read.parsed.ok) failure = read.parsed.reason;
+  else if (failure === undefined && !read.parsed.ok) failure = `parse: ${read.parsed.reason}`;
+  return { outcome, reward, failure };
+}
