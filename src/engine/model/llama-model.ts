@@ -1,0 +1,195 @@
+import { TroupeError } from '../../util/errors.js';
+import { concatRows, embedding, gatherRows } from '../autograd/embedding.js';
+import { linear } from '../autograd/linear.js';
+import { logSoftmaxGather } from '../autograd/log-softmax-gather.js';
+import { rmsNorm } from '../autograd/rms-norm.js';
+import type { Tape } from '../autograd/tape.js';
+import type { Kernels } from '../kernels/types.js';
+import { Tensor } from '../tensor.js';
+import type { LlamaConfig } from './llama-config.js';
+import { decoderLayer, type LayerKV, type LayerWeights, type SequenceLayout } from './llama-layers.js';
+import { initLlamaParameters, llamaParameterShapes } from './llama-params.js';
+import { LoraAdapter, type LoraConfig } from './lora.js';
+import { planScoring, type ScoringPair } from './scoring-plan.js';
+
+/** Per-token logprobs of a scored batch: pair b owns logprobs[offsets[b] .. offsets[b+1]). */
+export interface TokenLogprobs {
+  /** (N) differentiable logprobs of every response token, pairs concatenated. */
+  readonly logprobs: Tensor;
+  readonly offsets: readonly number[];
+  /** (N) entropy of the model's distribution at each scored token (nats), when asked for. */
+  readonly entropy?: Float32Array;
+}
+
+export interface ForwardOptions {
+  /** (B) rows of T positions; default 0..T-1 for every row. */
+  readonly positions?: readonly (readonly number[])[];
+  /** Name of the LoRA adapter to apply (see addAdapter); none = the base model. */
+  readonly adapter?: string;
+}
+
+/**
+ * A Llama-family decoder (HF LlamaForCausalLM semantics) over a Kernels instance.
+ *
+ *   const model = LlamaModel.create(kernels, llamaConfig({ hidden: 64, layers: 2, heads: 4,
+ *     intermediate: 128, vocab: 64 }), { seed: 1 });
+ *   const tape = new Tape(kernels);
+ *   const logits = model.forward(tape, [[1, 2, 3]]);          // (B*T, vocab)
+ *
+ * `parameters` holds the weights by HF name (llama-config.ts lists them); checkpoint IO reads
+ * and writes them there. LoRA adapters live beside the base in `adapters`.
+ */
+export class LlamaModel {
+  readonly kernels: Kernels;
+  readonly config: LlamaConfig;
+  readonly parameters: Map<string, Tensor>;
+  readonly adapters = new Map<string, LoraAdapter>();
+
+  private constructor(kernels: Kernels, config: LlamaConfig, parameters: Map<string, Tensor>) {
+    this.kernels = kernels;
+    this.config = config;
+    this.parameters = parameters;
+  }
+
+  /** A freshly initialised model (normal(0, 0.02) weights, unit norms), all trainable. */
+  static create(kernels: Kernels, config: LlamaConfig, options: { seed: number }): LlamaModel {
+    return new LlamaModel(kernels, config, initLlamaParameters(kernels, config, options.seed));
+  }
+
+  /** A model whose weights are copied from `tensors` (e.g. a loaded safetensors file). */
+  static fromTensors(kernels: Kernels, config: LlamaConfig, tensors: ReadonlyMap<string, { shape: readonly number[]; data: Float32Array }>): LlamaModel {
+    const params = new Map<string, Tensor>();
+    for (const [name, shape] of llamaParameterShapes(config)) {
+      const source = tensors.get(name);
+      if (!source) throw new TroupeError('checkpoint', `tensor '${name}' is missing; a ${config.num_hidden_layers}-layer model needs every tensor listed in llama-config.ts`);
+      if (source.shape.length !== shape.length || source.shape.some((d, i) => d !== shape[i])) {
+        throw new TroupeError('checkpoint', `tensor '${name}' has shape [${source.shape.join(', ')}] but the config needs [${shape.join(', ')}]`);
+      }
+      const t = Tensor.parameter(kernels, shape);
+      t.data.set(source.data);
+      params.set(name, t);
+    }
+    return new LlamaModel(kernels, config, params);
+  }
+
+  /** Logits (B*T, vocab) for B rows of T token ids. */
+  forward(tape: Tape, tokens_B_T: readonly (readonly number[])[], options: ForwardOptions = {}): Tensor {
+    const B = tokens_B_T.length;
+    const T = B === 0 ? 0 : tokens_B_T[0]!.length;
+    const tokens = new Int32Array(B * T);
+    const positions = new Int32Array(B * T);
+    tokens_B_T.forEach((row, b) => {
+      if (row.length !== T) throw new TroupeError('input', `forward: row ${b} has ${row.length} tokens but row 0 has ${T}; pad rows to equal length`);
+      tokens.set(row, b * T);
+      const pos = options.positions?.[b];
+      for (let t = 0; t < T; t++) positions[b * T + t] = pos ? pos[t]! : t;
+    });
+    const { hidden } = this.runLayers(tape, this.embed(tape, tokens), { batch: B, seqLen: T, positions }, options.adapter);
+    return this.head(tape, hidden);
+  }
+
+  /**
+   * Differentiable logprobs of each response token given its prompt and the response tokens
+   * before it (temperature 1). Pairs with identical prompts share one prompt pass (see
+   * scoring-plan.ts): a GRPO group of K computes its prompt once.
+   */
+  tokenLogprobs(tape: Tape, pairs: readonly ScoringPair[], options: { adapter?: string; entropy?: boolean } = {}): TokenLogprobs {
+    const plan = planScoring(pairs);
+    const P = plan.promptSeqLen;
+    const prompt = this.runLayers(tape, this.embed(tape, plan.promptTokens), { batch: plan.groups, seqLen: P, positions: plan.promptPositions }, options.adapter);
+    const rows = [prompt.hidden];
+    if (plan.responseSeqLen > 0) {
+      const layout: SequenceLayout = {
+        batch: pairs.length,
+        seqLen: plan.responseSeqLen,
+        positions: plan.responsePositions,
+        prefix: { kv: prompt.kv, seqLen: P, lengths: plan.promptLengths, index: plan.groupOf },
+      };
+      rows.push(this.runLayers(tape, this.embed(tape, plan.responseTokens), layout, options.adapter).hidden);
+    }
+    const hidden = gatherRows(tape, rows.length === 1 ? rows[0]! : concatRows(tape, rows), plan.headRows); // (N, hidden)
+    const entropy = options.entropy ? new Float32Array(plan.targets.length) : undefined;
+    const logprobs = logSoftmaxGather(tape, this.head(tape, hidden), plan.targets, { entropy });
+    return { logprobs, offsets: plan.offsets, entropy };
+  }
+
+  /** Token embeddings (N, hidden). */
+  embed(tape: Tape, tokens: Int32Array): Tensor {
+    return embedding(tape, this.param('model.embed_tokens.weight'), tokens);
+  }
+
+  /** All decoder layers; also returns each layer's keys/values (for prefixes and caches). */
+  runLayers(tape: Tape, h: Tensor, layout: SequenceLayout, adapter?: string): { hidden: Tensor; kv: LayerKV[] } {
+    const weights: LayerWeights = { config: this.config, parameters: this.parameters, adapter: adapter === undefined ? undefined : this.adapter(adapter) };
+    const kv: LayerKV[] = [];
+    for (let layer = 0; layer < this.config.num_hidden_layers; layer++) {
+      const out = decoderLayer(tape, h, weights, layer, layout);
+      h = out.h;
+      kv.push(out.kv);
+    }
+    return { hidden: h, kv };
+  }
+
+  /** Final norm and output head: logits (N, vocab); tied heads reuse the embeddings. */
+  head(tape: Tape, hidden: Tensor): Tensor {
+    const x = rmsNorm(tape, hidden, this.param('model.norm.weight'), this.config.rms_norm_eps);
+    return linear(tape, x, this.param(this.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight'));
+  }
+
+  /** Adds a named LoRA adapter (B = 0, so the model's outputs do not change yet). */
+  addAdapter(name: string, config: LoraConfig, seed: number): LoraAdapter {
+    if (this.adapters.has(name)) throw new TroupeError('config', `adapter '${name}' already exists; choose another name or removeAdapter first`);
+    const adapter = LoraAdapter.create(this.kernels, this.config, { name, config, seed });
+    this.adapters.set(name, adapter);
+    return adapter;
+  }
+
+  removeAdapter(name: string): void {
+    this.adapter(name).free(this.kernels);
+    this.adapters.delete(name);
+  }
+
+  /** Freezes (or unfreezes) the base weights: in LoRA mode only adapters train. */
+  freezeBase(frozen = true): void {
+    for (const t of this.parameters.values()) {
+      t.requiresGrad = !frozen;
+      if (frozen && t.grad) {
+        this.kernels.free(t.grad);
+        t.grad = null;
+      } else if (!frozen && !t.grad) t.grad = this.kernels.alloc(t.size);
+    }
+  }
+
+  /** The tensors an optimizer should update: an adapter's, or the trainable base weights. */
+  trainableParameters(adapter?: string): Map<string, Tensor> {
+    if (adapter !== undefined) return this.adapter(adapter).parameters;
+    return new Map([...this.parameters].filter(([, t]) => t.requiresGrad));
+  }
+
+  parameterCount(): number {
+    let n = 0;
+    for (const t of this.parameters.values()) n += t.size;
+    return n;
+  }
+
+  dispose(): void {
+    for (const t of this.parameters.values()) t.free(this.kernels);
+    for (const a of this.adapters.values()) a.free(this.kernels);
+    this.adapters.clear();
+  }
+
+  private adapter(name: string): LoraAdapter {
+    const a = this.adapters.get(name);
+    if (!a) {
+      const known = [...this.adapters.keys()];
+      throw new TroupeError('config', `unknown LoRA adapter '${name}'; available: ${known.length ? known.join(', ') : '(none; call addAdapter first)'}`);
+    }
+    return a;
+  }
+
+  private param(name: string): Tensor {
+    const t = this.parameters.get(name);
+    if (!t) throw new TroupeError('invariant', `internal invariant broken: parameter '${name}' is missing`);
+    return t;
+  }
+}

@@ -1,0 +1,101 @@
+import { TroupeError } from '../../util/errors.js';
+import { Rng } from '../../util/rng.js';
+import type { Kernels } from '../kernels/types.js';
+import { Tensor } from '../tensor.js';
+import { headDim, type LlamaConfig } from './llama-config.js';
+
+/** The seven linear layers of a decoder layer, by their HF module names. */
+export type LinearModule = 'q_proj' | 'k_proj' | 'v_proj' | 'o_proj' | 'gate_proj' | 'up_proj' | 'down_proj';
+export const LINEAR_MODULES: readonly LinearModule[] = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+
+/** Where a module sits inside a layer (`self_attn` or `mlp`), as in HF names. */
+export function modulePath(module: LinearModule): string {
+  return module === 'gate_proj' || module === 'up_proj' || module === 'down_proj' ? `mlp.${module}` : `self_attn.${module}`;
+}
+
+export function linearWeightName(layer: number, module: LinearModule): string {
+  return `model.layers.${layer}.${modulePath(module)}.weight`;
+}
+
+/** [out, in] of a linear module for this config. */
+export function linearShape(config: LlamaConfig, module: LinearModule): [number, number] {
+  const hidden = config.hidden_size;
+  const qWidth = config.num_attention_heads * headDim(config);
+  const kvWidth = config.num_key_value_heads * headDim(config);
+  const inter = config.intermediate_size;
+  const shapes: Record<LinearModule, [number, number]> = {
+    q_proj: [qWidth, hidden],
+    k_proj: [kvWidth, hidden],
+    v_proj: [kvWidth, hidden],
+    o_proj: [hidden, qWidth],
+    gate_proj: [inter, hidden],
+    up_proj: [inter, hidden],
+    down_proj: [hidden, inter],
+  };
+  return shapes[module];
+}
+
+/**
+ * Every parameter of the model, HF name -> shape, in a stable order (embeddings, layers,
+ * final norm, head). `lm_head.weight` is absent when the embeddings are tied.
+ */
+export function llamaParameterShapes(config: LlamaConfig): Map<string, number[]> {
+  validateConfig(config);
+  const shapes = new Map<string, number[]>();
+  const hidden = config.hidden_size;
+  shapes.set('model.embed_tokens.weight', [config.vocab_size, hidden]);
+  for (let i = 0; i < config.num_hidden_layers; i++) {
+    shapes.set(`model.layers.${i}.input_layernorm.weight`, [hidden]);
+    for (const m of LINEAR_MODULES.slice(0, 4)) shapes.set(linearWeightName(i, m), linearShape(config, m));
+    shapes.set(`model.layers.${i}.post_attention_layernorm.weight`, [hidden]);
+    for (const m of LINEAR_MODULES.slice(4)) shapes.set(linearWeightName(i, m), linearShape(config, m));
+  }
+  shapes.set('model.norm.weight', [hidden]);
+  if (!config.tie_word_embeddings) shapes.set('lm_head.weight', [config.vocab_size, hidden]);
+  return shapes;
+}
+
+/**
+ * Fresh parameters: weights ~ normal(0, 0.02) (HF's initializer_range), norm weights 1.
+ * Each tensor draws from its own stream Rng.derive(seed, name), so a tensor's values do not
+ * depend on which other tensors exist.
+ */
+export function initLlamaParameters(kernels: Kernels, config: LlamaConfig, seed: number, requiresGrad = true): Map<string, Tensor> {
+  const params = new Map<string, Tensor>();
+  for (const [name, shape] of llamaParameterShapes(config)) {
+    const t = Tensor.parameter(kernels, shape, requiresGrad);
+    if (name.endsWith('norm.weight')) t.data.fill(1);
+    else fillNormal(t.data, Rng.derive(seed, 'init', name), 0.02);
+    params.set(name, t);
+  }
+  return params;
+}
+
+/** Box-Muller normal samples from a seeded Rng. */
+export function fillNormal(out: Float32Array, rng: Rng, std: number): void {
+  for (let i = 0; i < out.length; i += 2) {
+    const r = Math.sqrt(-2 * Math.log(1 - rng.next())) * std;
+    const angle = 2 * Math.PI * rng.next();
+    out[i] = r * Math.cos(angle);
+    if (i + 1 < out.length) out[i + 1] = r * Math.sin(angle);
+  }
+}
+
+function validateConfig(config: LlamaConfig): void {
+  const fields: Array<keyof LlamaConfig> = ['hidden_size', 'num_hidden_layers', 'num_attention_heads', 'num_key_value_heads', 'intermediate_size', 'vocab_size'];
+  for (const f of fields) {
+    const v = config[f];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
+      throw new TroupeError('config', `LlamaConfig.${f} must be a positive integer, got ${String(v)}`);
+    }
+  }
+  if (config.hidden_size % config.num_attention_heads !== 0) {
+    throw new TroupeError('config', `hidden_size ${config.hidden_size} is not divisible by num_attention_heads ${config.num_attention_heads}; choose heads that divide the hidden size`);
+  }
+  if (headDim(config) % 2 !== 0) {
+    throw new TroupeError('config', `head dimension ${headDim(config)} (hidden_size / num_attention_heads) must be even for rotary embeddings`);
+  }
+  if (config.num_attention_heads % config.num_key_value_heads !== 0) {
+    throw new TroupeError('config', `num_attention_heads ${config.num_attention_heads} must be a multiple of num_key_value_heads ${config.num_key_value_heads} (grouped-query attention); use a divisor such as 1 or ${config.num_attention_heads}`);
+  }
+}

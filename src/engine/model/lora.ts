@@ -1,0 +1,86 @@
+import { TroupeError } from '../../util/errors.js';
+import { Rng } from '../../util/rng.js';
+import type { Kernels } from '../kernels/types.js';
+import { Tensor } from '../tensor.js';
+import type { LlamaConfig } from './llama-config.js';
+import { LINEAR_MODULES, linearShape, modulePath, type LinearModule } from './llama-params.js';
+
+/** What PEFT's LoraConfig calls r, lora_alpha and target_modules. */
+export interface LoraConfig {
+  readonly r: number;
+  readonly alpha: number;
+  readonly targetModules: readonly LinearModule[];
+}
+
+/** PEFT's tensor name: base_model.model.model.layers.{i}.self_attn.q_proj.lora_A.weight. */
+export function loraParameterName(layer: number, module: LinearModule, which: 'A' | 'B'): string {
+  return `base_model.model.model.layers.${layer}.${modulePath(module)}.lora_${which}.weight`;
+}
+
+/**
+ * One named low-rank adapter on a frozen base: W x + (alpha / r) * B (A x) for each target
+ * module, A [r, in] ~ uniform(+-1/sqrt(in)) (PEFT's kaiming-uniform default) and B [out, r]
+ * zero, so a fresh adapter leaves the model unchanged. Parameters use PEFT names.
+ */
+export class LoraAdapter {
+  readonly name: string;
+  readonly config: LoraConfig;
+  /** alpha / r, the factor on B A x. */
+  readonly scale: number;
+  readonly parameters: Map<string, Tensor>;
+  private readonly targets: ReadonlySet<LinearModule>;
+
+  private constructor(name: string, config: LoraConfig, parameters: Map<string, Tensor>) {
+    this.name = name;
+    this.config = config;
+    this.scale = config.alpha / config.r;
+    this.parameters = parameters;
+    this.targets = new Set(config.targetModules);
+  }
+
+  static create(kernels: Kernels, model: LlamaConfig, options: { name: string; config: LoraConfig; seed: number }): LoraAdapter {
+    const { name, config, seed } = options;
+    validateLoraConfig(config);
+    const params = new Map<string, Tensor>();
+    for (let layer = 0; layer < model.num_hidden_layers; layer++) {
+      for (const module of config.targetModules) {
+        const [out, inF] = linearShape(model, module);
+        const a = Tensor.parameter(kernels, [config.r, inF]);
+        const rng = Rng.derive(seed, 'lora', name, layer, module);
+        const bound = 1 / Math.sqrt(inF);
+        for (let i = 0; i < a.size; i++) a.data[i] = (rng.next() * 2 - 1) * bound;
+        params.set(loraParameterName(layer, module, 'A'), a);
+        params.set(loraParameterName(layer, module, 'B'), Tensor.parameter(kernels, [out, config.r]));
+      }
+    }
+    return new LoraAdapter(name, config, params);
+  }
+
+  /** A [r, in] and B [out, r] of one module, or undefined when the module is not a target. */
+  weights(layer: number, module: LinearModule): { a: Tensor; b: Tensor } | undefined {
+    if (!this.targets.has(module)) return undefined;
+    return {
+      a: this.parameters.get(loraParameterName(layer, module, 'A'))!,
+      b: this.parameters.get(loraParameterName(layer, module, 'B'))!,
+    };
+  }
+
+  free(kernels: Kernels): void {
+    for (const t of this.parameters.values()) t.free(kernels);
+  }
+}
+
+function validateLoraConfig(config: LoraConfig): void {
+  if (!Number.isInteger(config.r) || config.r <= 0) {
+    throw new TroupeError('config', `LoRA rank r must be a positive integer, got ${config.r}`);
+  }
+  if (!(config.alpha > 0)) throw new TroupeError('config', `LoRA alpha must be positive, got ${config.alpha}`);
+  if (config.targetModules.length === 0) {
+    throw new TroupeError('config', `LoRA targetModules is empty; choose among ${LINEAR_MODULES.join(', ')}`);
+  }
+  for (const m of config.targetModules) {
+    if (!LINEAR_MODULES.includes(m)) {
+      throw new TroupeError('config', `unknown LoRA target module '${m}'; allowed: ${LINEAR_MODULES.join(', ')}`);
+    }
+  }
+}
