@@ -9,6 +9,7 @@
  * the other two let a team repair rejected or wrong fills.
  */
 import { z } from 'zod';
+import { unknownKeyError } from '../grid/unknown-key-error.js';
 import { TroupeError } from '../../util/errors.js';
 import { Rng, deriveSeed } from '../../util/rng.js';
 import type { Split, TaskDefinition, TaskSource, Team, TeamOptions } from '../types.js';
@@ -20,7 +21,7 @@ import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
 import { createCommitRole, createToolRole } from './sudoku-roles.js';
 import { sudokuScripted } from './sudoku-scripted.js';
 
-export const sudokuOptionsSchema = z.strictObject({
+const sudokuOptionsShape = {
   /** Grid side. Only 4 (2x2 boxes) for now; the key exists so configs can say so explicitly. */
   size: z
     .literal(SUDOKU_SIZE, { error: `size must be ${SUDOKU_SIZE}: only 4x4 Sudoku (2x2 boxes) is supported for now` })
@@ -39,7 +40,12 @@ export const sudokuOptionsSchema = z.strictObject({
     .min(1, { error: 'max_fills must be at least 1' })
     .max(64, { error: 'max_fills must be at most 64' })
     .default(CELL_COUNT),
-});
+};
+
+export const sudokuOptionsSchema = z.strictObject(
+  sudokuOptionsShape,
+  unknownKeyError('sudoku', Object.keys(sudokuOptionsShape)),
+);
 
 export type SudokuOptions = z.infer<typeof sudokuOptionsSchema>;
 
@@ -67,7 +73,7 @@ function createTeam(options: SudokuOptions, team: TeamOptions): Team<SudokuEnv> 
   if (team.variant === 'team' && team.format === 'natural') {
     throw new TroupeError(
       'config',
-      'sudoku: team.format natural for the tool role needs the code sandbox (not built yet); ' +
+      'task sudoku: format natural for the tool role needs the code sandbox (not built yet); ' +
         'use team.format: compact or team.variant: single',
     );
   }
@@ -77,7 +83,7 @@ function createTeam(options: SudokuOptions, team: TeamOptions): Team<SudokuEnv> 
       ? [createToolRole(roleOptions), createCommitRole('plan', roleOptions)]
       : [createCommitRole('agent', roleOptions)];
   return {
-    name: `sudoku-${team.variant}`,
+    name: `sudoku/${team.variant}`,
     roles,
     order: team.order,
     maxTurns: team.maxTurns,

@@ -5,9 +5,9 @@
  * - compact: the text before the first newline, fills as 3-digit tokens `RCD` (row, column,
  *   digit, 1-based) separated by spaces, e.g. `124 311`. Strict: any other token voids the
  *   action, because a tiny model learns the format fastest from an unambiguous signal.
- * - natural: tolerant of how LLMs write. Takes the text after the last `Answer:` when there is
- *   one (so reasoning before it is ignored), and reads every `(row, col, digit)` triple or
- *   `r1c2=4` / `R1C2: 4` cell reference in it, in order.
+ * - natural: tolerant of how LLMs write. Reads the text after the last `Answer:`, else the
+ *   last code block, else all of it (so reasoning before the answer is ignored when marked),
+ *   and takes every `(row, col, digit)` triple or `r1c2=4` / `R1C2: 4` reference, in order.
  */
 import type { ParseResult } from '../types.js';
 import type { Fill } from './apply-fills.js';
@@ -15,6 +15,16 @@ import type { Fill } from './apply-fills.js';
 const COMPACT_FILL = /^(\d)(\d)(\d)$/;
 const NATURAL_FILL = /\(\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*\)|\br\s*(-?\d+)\s*c\s*(-?\d+)\s*[=:]\s*(-?\d+)/gi;
 const ANSWER_MARKER = /answer\s*:/gi;
+const CODE_BLOCK = /```[^\n]*\n?([\s\S]*?)```/g;
+
+/** The part of a natural answer that should hold the fills. */
+function answerPart(text: string): string {
+  let start = -1;
+  for (const m of text.matchAll(ANSWER_MARKER)) start = (m.index ?? 0) + m[0].length;
+  if (start >= 0) return text.slice(start);
+  const blocks = [...text.matchAll(CODE_BLOCK)];
+  return blocks.length > 0 ? (blocks[blocks.length - 1]?.[1] ?? '') : text;
+}
 
 function checkCount(fills: Fill[], maxFills: number): ParseResult<Fill[]> {
   if (fills.length === 0) return { ok: false, reason: 'no fills found' };
@@ -39,10 +49,8 @@ export function parseCompactFills(text: string, maxFills: number): ParseResult<F
 }
 
 export function parseNaturalFills(text: string, maxFills: number): ParseResult<Fill[]> {
-  let start = 0;
-  for (const m of text.matchAll(ANSWER_MARKER)) start = (m.index ?? 0) + m[0].length;
   const fills: Fill[] = [];
-  for (const m of text.slice(start).matchAll(NATURAL_FILL)) {
+  for (const m of answerPart(text).matchAll(NATURAL_FILL)) {
     const [row, col, digit] = m[1] !== undefined ? [m[1], m[2], m[3]] : [m[4], m[5], m[6]];
     fills.push({ row: Number(row), col: Number(col), digit: Number(digit) });
   }

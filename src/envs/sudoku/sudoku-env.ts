@@ -61,7 +61,7 @@ export class SudokuEnv implements Env {
 
   /** Why a finished episode failed, for logs; undefined while running or when solved. */
   get failureReason(): string | undefined {
-    return this.done && !this.success ? 'full-but-wrong: the board is full but differs from the solution' : undefined;
+    return this.done && !this.success ? 'full but wrong: the board is full but differs from the solution' : undefined;
   }
 
   /** Judges fills on a copy of the board; the board and history are unchanged. */
@@ -76,7 +76,10 @@ export class SudokuEnv implements Env {
     return outcome;
   }
 
+  /** Appends to the history. Records are frozen, so clones can share them safely. */
   record(entry: SudokuRecord): void {
+    Object.freeze(entry.fills);
+    Object.freeze(entry.results);
     this.records.push(Object.freeze(entry));
   }
 

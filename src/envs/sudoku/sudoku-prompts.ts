@@ -1,19 +1,22 @@
 /**
- * Prompt text for the Sudoku roles. Prompts are pure functions of (env, role, turn), so clones
+ * Prompt text for the Sudoku roles, laid out like the grid tasks' prompts (src/envs/grid) so
+ * one model can learn all of them. Prompts are pure functions of (env, role, turn): clones
  * prompt identically and a GRPO group's prompts are byte-identical.
  *
- * compact (tiny character-level models; plan shown, tool and agent omit the T/S lines):
- *   sudoku plan t1/3      role and turn
- *   1.3.                  the board
- *   ..1.
- *   ....
- *   2..4
- *   T:124 231             the tool's proposal this turn (`-` none, `?` unparseable)
- *   S:vx e=7              its simulation: one verdict per fill (v ok, g given, r range,
- *   A:                    x conflict), empty cells left, ` win` if it would solve
+ * compact (tiny character-level models; `plan` shown, `tool` and `agent` omit the tool/sim lines):
  *
- * natural (real LLMs): the rules, the board, the fixed cells, what earlier turns did and why
- * rejected fills were rejected, and the answer format `Answer: (row, column, digit), ...`.
+ *     plan 1/3 m16       role, turn/turns, most fills per answer
+ *     1.3.               the board, `.` empty
+ *     ..1.
+ *     ....
+ *     2..4
+ *     tool 122 231       this turn's proposal as RCD triples (`tool -` none yet, `tool ?` unparseable)
+ *     sim vx e=7         one verdict per fill (v ok, g given, r out of range, x conflict),
+ *     A:                 empty cells left, and ` win` if it would solve
+ *
+ * natural (real LLMs, `agent` only until the sandbox lets the tool write programs): the job,
+ * the rules, the board with its boxes, the fixed cells, what earlier turns did and why rejected
+ * fills were rejected, the answer format, and a last line `Answer:`.
  */
 import type { TurnContext } from '../types.js';
 import type { FillResult, FillVerdict } from './apply-fills.js';
@@ -21,39 +24,46 @@ import type { SudokuEnv, SudokuRecord } from './sudoku-env.js';
 import { type Unit, EMPTY, SUDOKU_SIZE } from './sudoku-grid.js';
 import { renderCompactGrid, renderNaturalGrid } from './sudoku-render.js';
 
-/** The line after which a compact-format model writes its answer. */
+/** The last line of a compact prompt: the model answers after it. */
 export const COMPACT_ANSWER_MARKER = 'A:';
+/** The last line of a natural prompt. */
+export const NATURAL_ANSWER_MARKER = 'Answer:';
 
-const UNIT_NAMES: Record<Unit, string> = { row: 'row', col: 'column', box: 'box' };
+export interface SudokuPromptInput {
+  readonly env: SudokuEnv;
+  readonly role: string;
+  readonly ctx: TurnContext;
+  readonly maxFills: number;
+}
 
 const VERDICT_CODES: Record<FillVerdict, string> = { ok: 'v', given: 'g', range: 'r', conflict: 'x' };
+const UNIT_NAMES: Record<Unit, string> = { row: 'row', col: 'column', box: 'box' };
+const NATURAL_ROLE_JOBS: Readonly<Record<string, string>> = {
+  agent: 'You are the agent. The fills you write are played on the board.',
+};
 
-/** The tool's proposal of this turn, if it has made one. */
+/** The tool's proposal of this turn, if it has made one (the latest when there are several). */
 export function currentProposal(env: SudokuEnv, turn: number): SudokuRecord | undefined {
-  // A plain loop: Array.prototype.findLast is newer than the ES2022 library we target.
   for (let i = env.history.length - 1; i >= 0; i--) {
     const record = env.history[i];
-    if (record?.kind === 'propose' && record.turn === turn) return record;
+    if (record === undefined || record.turn !== turn) return undefined;
+    if (record.kind === 'propose') return record;
   }
   return undefined;
 }
 
-function compactFills(record: SudokuRecord): string {
-  return record.fills.map((f) => `${f.row}${f.col}${f.digit}`).join(' ');
-}
-
-function compactSimulation(record: SudokuRecord): string {
-  const verdicts = record.results.map((r) => VERDICT_CODES[r.verdict]).join('');
-  return `${verdicts} e=${record.empty}${record.solved ? ' win' : ''}`;
-}
-
-export function compactPrompt(env: SudokuEnv, role: string, ctx: TurnContext): string {
-  const lines = [`sudoku ${role} t${ctx.turn + 1}/${ctx.maxTurns}`, renderCompactGrid(env.cells)];
+export function compactPrompt(input: SudokuPromptInput): string {
+  const { env, role, ctx, maxFills } = input;
+  const lines = [`${role} ${ctx.turn + 1}/${ctx.maxTurns} m${maxFills}`, renderCompactGrid(env.cells)];
   if (role === 'plan') {
     const proposal = currentProposal(env, ctx.turn);
-    if (proposal === undefined) lines.push('T:-', 'S:-');
-    else if (proposal.failure !== undefined) lines.push('T:?', 'S:-');
-    else lines.push(`T:${compactFills(proposal)}`, `S:${compactSimulation(proposal)}`);
+    if (proposal === undefined) lines.push('tool -');
+    else if (proposal.failure !== undefined) lines.push('tool ?');
+    else {
+      const fills = proposal.fills.map((f) => `${f.row}${f.col}${f.digit}`).join(' ');
+      const verdicts = proposal.results.map((r) => VERDICT_CODES[r.verdict]).join('');
+      lines.push(`tool ${fills}`, `sim ${verdicts} e=${proposal.empty}${proposal.solved ? ' win' : ''}`);
+    }
   }
   lines.push(COMPACT_ANSWER_MARKER);
   return lines.join('\n');
@@ -76,27 +86,33 @@ function describeFill(result: FillResult): string {
 
 function describeRecord(record: SudokuRecord): string {
   const head = `Turn ${record.turn + 1}, ${record.role}`;
-  if (record.failure !== undefined) return `${head}: no usable answer (${record.failure}).`;
+  if (record.failure !== undefined) return `${head}: an answer that could not be used (${record.failure}).`;
   const verb = record.kind === 'propose' ? 'proposed' : 'wrote';
   const tail = record.solved ? ' The puzzle was solved.' : ` ${record.empty} empty cells left.`;
   return `${head} ${verb}: ${record.results.map(describeFill).join('; ')}.${tail}`;
 }
 
-export function naturalPrompt(env: SudokuEnv, ctx: TurnContext): string {
+export function naturalPrompt(input: SudokuPromptInput): string {
+  const { env, role, ctx, maxFills } = input;
   const fixed: string[] = [];
   env.puzzle.givens.forEach((v, i) => {
     if (v !== EMPTY) fixed.push(`(${Math.floor(i / SUDOKU_SIZE) + 1}, ${(i % SUDOKU_SIZE) + 1})`);
   });
-  const parts = [
-    `Solve this ${SUDOKU_SIZE}x${SUDOKU_SIZE} Sudoku. Fill every empty cell (shown as .) with a digit from 1 to ${SUDOKU_SIZE} so that every row, every column and every 2x2 box contains each digit exactly once. Rows and columns are numbered 1 to ${SUDOKU_SIZE} from the top left.`,
-    `Turn ${ctx.turn + 1} of ${ctx.maxTurns}. Current grid:\n${renderNaturalGrid(env.cells)}`,
-    `Given cells (row, column), which cannot change: ${fixed.join(', ')}. You may overwrite digits written in earlier turns.`,
+  const lines = [
+    NATURAL_ROLE_JOBS[role] ?? `You are the ${role} agent.`,
+    `Solve this ${SUDOKU_SIZE}x${SUDOKU_SIZE} Sudoku: fill every empty cell (shown as .) with a digit from 1 to ${SUDOKU_SIZE} so that every row, every column and every 2x2 box holds each digit exactly once. Rows and columns are numbered 1 to ${SUDOKU_SIZE} from the top left.`,
+    '',
+    `Turn ${ctx.turn + 1} of ${ctx.maxTurns}. The board now:`,
+    '',
+    renderNaturalGrid(env.cells),
+    '',
+    `Given cells (row, column), which cannot change: ${fixed.join(', ')}. Digits written in earlier turns may be overwritten.`,
   ];
-  if (env.history.length > 0) parts.push(`Earlier turns:\n${env.history.map(describeRecord).join('\n')}`);
-  parts.push(
-    'A fill that targets a given cell or repeats a digit in its row, column or box is rejected. ' +
-      'Write your fills after "Answer:" as (row, column, digit) triples, for example:\n' +
-      'Answer: (1, 2, 4), (3, 1, 2)',
+  if (env.history.length > 0) lines.push('Earlier turns:', ...env.history.map(describeRecord));
+  lines.push(
+    'A fill that targets a given cell or repeats a digit in its row, column or box is rejected.',
+    `Write at most ${maxFills} fills as (row, column, digit) triples, like: (1, 2, 4), (3, 1, 2)`,
+    NATURAL_ANSWER_MARKER,
   );
-  return parts.join('\n\n');
+  return lines.join('\n');
 }

@@ -28,22 +28,18 @@ function parserFor(options: SudokuRoleOptions): (text: string) => ParseResult<Fi
     : (text) => parseNaturalFills(text, options.maxFills);
 }
 
-/** `invalid-fill: 1 conflict, 2 given` when any fill was rejected, else undefined. */
+/** `invalid fills: 1 conflict, 2 given` when any fill was rejected, else undefined. */
 function invalidSummary(outcome: FillsOutcome): string | undefined {
   const counts = new Map<string, number>();
   for (const r of outcome.results) if (r.verdict !== 'ok') counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
   if (counts.size === 0) return undefined;
-  return `invalid-fill: ${[...counts].map(([verdict, n]) => `${n} ${verdict}`).join(', ')}`;
-}
-
-function outcomeInfo(outcome: FillsOutcome): Record<string, unknown> {
-  const applied = outcome.results.filter((r) => r.verdict === 'ok').length;
-  return { fills: outcome.results.length, applied, rejected: outcome.results.length - applied, solved: outcome.solved, empty: outcome.empty };
+  return `invalid fills: ${[...counts].map(([verdict, n]) => `${n} ${verdict}`).join(', ')}`;
 }
 
 /**
- * Shared step logic: `judge` either simulates (tool) or commits (plan, agent). A parse failure
- * costs the parse penalty, changes nothing on the board and is recorded for later prompts.
+ * Shared step logic: the tool simulates (the board never changes), plan and agent commit. A
+ * parse failure costs the parse penalty, changes nothing on the board and is recorded for later
+ * prompts. Failures read `<role>: <reason>` like the grid tasks' failures.
  */
 function stepWith(
   env: SudokuEnv,
@@ -53,10 +49,9 @@ function stepWith(
   ctx: TurnContext,
 ): StepOutcome {
   if (!action.ok) {
-    const failure = `parse: ${action.reason}`;
     const reward = SUDOKU_REWARDS.parseFailure;
-    env.record({ turn: ctx.turn, role, kind, fills: [], results: [], reward, solved: false, empty: emptyCount(env.cells), failure });
-    return { local: reward, failure };
+    env.record({ turn: ctx.turn, role, kind, fills: [], results: [], reward, solved: false, empty: emptyCount(env.cells), failure: action.reason });
+    return { local: reward, failure: `${role}: ${action.reason}`, info: { parsed: false } };
   }
   const outcome = kind === 'propose' ? env.simulate(action.action) : env.commit(action.action);
   env.record({
@@ -69,9 +64,18 @@ function stepWith(
     solved: outcome.solved,
     empty: outcome.empty,
   });
-  const failure = invalidSummary(outcome) ?? (kind === 'commit' ? env.failureReason : undefined);
-  const info = outcomeInfo(outcome);
-  return failure === undefined ? { local: outcome.reward, info } : { local: outcome.reward, failure, info };
+  const applied = outcome.results.filter((r) => r.verdict === 'ok').length;
+  const info = {
+    parsed: true,
+    simulated: kind === 'propose',
+    fills: outcome.results.length,
+    applied,
+    rejected: outcome.results.length - applied,
+    solved: outcome.solved,
+    empty: outcome.empty,
+  };
+  const reason = invalidSummary(outcome) ?? (kind === 'commit' ? env.failureReason : undefined);
+  return reason === undefined ? { local: outcome.reward, info } : { local: outcome.reward, failure: `${role}: ${reason}`, info };
 }
 
 /**
@@ -79,19 +83,22 @@ function stepWith(
  * sandbox (not built yet; createTeam refuses that combination).
  */
 export function createToolRole(options: { readonly maxFills: number }): SudokuRole {
+  const { maxFills } = options;
   return {
     name: 'tool',
-    prompt: (env, ctx) => compactPrompt(env, 'tool', ctx),
-    parse: parserFor({ format: 'compact', maxFills: options.maxFills }),
+    prompt: (env, ctx) => compactPrompt({ env, role: 'tool', ctx, maxFills }),
+    parse: parserFor({ format: 'compact', maxFills }),
     step: (env, action, ctx) => stepWith(env, 'tool', 'propose', action, ctx),
   };
 }
 
 /** `plan` (team variant, sees the tool's proposal) or `agent` (single variant). */
 export function createCommitRole(name: 'plan' | 'agent', options: SudokuRoleOptions): SudokuRole {
+  const { format, maxFills } = options;
+  const build = format === 'compact' ? compactPrompt : naturalPrompt;
   return {
     name,
-    prompt: (env, ctx) => (options.format === 'compact' ? compactPrompt(env, name, ctx) : naturalPrompt(env, ctx)),
+    prompt: (env, ctx) => build({ env, role: name, ctx, maxFills }),
     parse: parserFor(options),
     step: (env, action, ctx) => stepWith(env, name, 'commit', action, ctx),
   };

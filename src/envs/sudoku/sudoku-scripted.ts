@@ -2,7 +2,9 @@
  * The model-free Sudoku player. It reads the board back from the prompt text (either format),
  * solves it, and writes one fill per empty cell: with probability `skill` the solution's digit
  * for a not-yet-written empty cell, otherwise a uniformly random (row, column, digit), which may
- * hit a given or conflict. Skill 1 therefore solves any puzzle in its first answer. When the
+ * hit a given or conflict, never more fills than the cap the prompt states (`m16`, "at most 16
+ * fills"). Skill 1 therefore solves a puzzle in its first answer when holes <= max_fills, and
+ * in ceil(holes / max_fills) turns otherwise. When the
  * board on the prompt has no completion (an earlier wrong but legal fill), every fill is random.
  * The plan role ignores the tool's proposal: its answer depends on the board alone.
  */
@@ -11,6 +13,12 @@ import type { Fill } from './apply-fills.js';
 import { solveSudoku } from './count-solutions.js';
 import { EMPTY, SUDOKU_SIZE } from './sudoku-grid.js';
 import { readPromptGrid } from './sudoku-render.js';
+
+/** The fill cap stated in the prompt (`m16` in the compact header, "at most 16 fills"). */
+export function readMaxFills(prompt: string): number | undefined {
+  const found = /^\S+ \d+\/\d+ m(\d+)$/m.exec(prompt)?.[1] ?? /at most (\d+) fills/.exec(prompt)?.[1];
+  return found === undefined ? undefined : Number(found);
+}
 
 export const sudokuScripted: ScriptedResponder = ({ prompt, skill, rng }) => {
   const read = readPromptGrid(prompt);
@@ -22,7 +30,7 @@ export const sudokuScripted: ScriptedResponder = ({ prompt, skill, rng }) => {
     if (v === EMPTY) open.push(i);
   });
   const fills: Fill[] = [];
-  const count = Math.max(1, open.length);
+  const count = Math.min(readMaxFills(prompt) ?? open.length, Math.max(1, open.length));
   for (let k = 0; k < count; k++) {
     if (solution !== undefined && open.length > 0 && rng.next() < skill) {
       const index = open.splice(rng.int(open.length), 1)[0] as number;
