@@ -17,7 +17,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
-import { headDim, type LlamaConfig } from '../model/llama-config.js';
+import type { LlamaConfig } from '../model/llama-config.js';
+import { llamaParameterShapes } from '../model/llama-params.js';
 import { readTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/types.js';
 import { writeFolderAtomic } from './atomic-write.js';
@@ -38,27 +39,7 @@ export interface Checkpoint {
 
 /** Every parameter a config implies, by HF name, with its shape ([out, in] for linears). */
 export function expectedTensorShapes(config: LlamaConfig): Map<string, number[]> {
-  const h = config.hidden_size;
-  const qDim = config.num_attention_heads * headDim(config);
-  const kvDim = config.num_key_value_heads * headDim(config);
-  const inter = config.intermediate_size;
-  const shapes = new Map<string, number[]>();
-  shapes.set('model.embed_tokens.weight', [config.vocab_size, h]);
-  for (let i = 0; i < config.num_hidden_layers; i++) {
-    const p = `model.layers.${i}`;
-    shapes.set(`${p}.input_layernorm.weight`, [h]);
-    shapes.set(`${p}.self_attn.q_proj.weight`, [qDim, h]);
-    shapes.set(`${p}.self_attn.k_proj.weight`, [kvDim, h]);
-    shapes.set(`${p}.self_attn.v_proj.weight`, [kvDim, h]);
-    shapes.set(`${p}.self_attn.o_proj.weight`, [h, qDim]);
-    shapes.set(`${p}.post_attention_layernorm.weight`, [h]);
-    shapes.set(`${p}.mlp.gate_proj.weight`, [inter, h]);
-    shapes.set(`${p}.mlp.up_proj.weight`, [inter, h]);
-    shapes.set(`${p}.mlp.down_proj.weight`, [h, inter]);
-  }
-  shapes.set('model.norm.weight', [h]);
-  if (!config.tie_word_embeddings) shapes.set('lm_head.weight', [config.vocab_size, h]);
-  return shapes;
+  return llamaParameterShapes(config); // the engine's list is the one source of parameter names
 }
 
 /**

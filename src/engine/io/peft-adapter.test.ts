@@ -24,9 +24,9 @@ function adapterTensors(seed: number): Map<string, NamedTensor> {
 test('adapter shapes: A is [r, in], B is [out, r]; scale alpha / r', () => {
   const shapes = expectedLoraShapes(base, lora);
   assert.equal(shapes.size, 2 * 3 * 2);
-  assert.deepEqual(shapes.get('model.layers.0.self_attn.v_proj.lora_A.weight'), [2, 8]);
-  assert.deepEqual(shapes.get('model.layers.0.self_attn.v_proj.lora_B.weight'), [4, 2]);
-  assert.deepEqual(shapes.get('model.layers.1.mlp.down_proj.lora_A.weight'), [2, 12]);
+  assert.deepEqual(shapes.get('base_model.model.model.layers.0.self_attn.v_proj.lora_A.weight'), [2, 8]);
+  assert.deepEqual(shapes.get('base_model.model.model.layers.0.self_attn.v_proj.lora_B.weight'), [4, 2]);
+  assert.deepEqual(shapes.get('base_model.model.model.layers.1.mlp.down_proj.lora_A.weight'), [2, 12]);
   assert.equal(loraScale(lora), 2);
 });
 

@@ -7,45 +7,32 @@
  *   adapter_model.safetensors  base_model.model.model.layers.{i}.self_attn.q_proj.lora_A.weight
  *                              [r, in] and ...lora_B.weight [out, r] per target module
  *
- * Inside Troupe adapter tensors are keyed without PEFT's `base_model.model.` prefix
- * (`model.layers.0.self_attn.q_proj.lora_A.weight`), next to the base weight they adapt.
- * The update is W + (lora_alpha / r) * B A (`loraScale`).
+ * Adapter tensors are keyed by these PEFT names everywhere in Troupe (the engine's
+ * LoraAdapter uses them too, see src/engine/model/lora.ts). The update is
+ * W + (lora_alpha / r) * B A (`loraScale`).
  */
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
 import type { LlamaConfig } from '../model/llama-config.js';
+import { LINEAR_MODULES, linearShape, type LinearModule } from '../model/llama-params.js';
+import { loraParameterName, type LoraConfig } from '../model/lora.js';
 import { writeFolderAtomic } from './atomic-write.js';
-import { expectedTensorShapes, readJsonFile } from './checkpoint.js';
+import { readJsonFile } from './checkpoint.js';
 import { encodeSafetensors, readSafetensors } from './safetensors.js';
 import { formatShape, type NamedTensor, type TensorMap } from './types.js';
 
 export const ADAPTER_CONFIG_FILE = 'adapter_config.json';
 export const ADAPTER_WEIGHTS_FILE = 'adapter_model.safetensors';
-const PEFT_PREFIX = 'base_model.model.';
 
-/** The linear layers of a Llama block LoRA can adapt, and the block part each lives in. */
-export const LORA_TARGETS = {
-  q_proj: 'self_attn',
-  k_proj: 'self_attn',
-  v_proj: 'self_attn',
-  o_proj: 'self_attn',
-  gate_proj: 'mlp',
-  up_proj: 'mlp',
-  down_proj: 'mlp',
-} as const;
-export type LoraTarget = keyof typeof LORA_TARGETS;
-
-export interface LoraAdapterConfig {
-  readonly r: number;
-  readonly alpha: number;
-  readonly targetModules: readonly LoraTarget[];
-  /** Where the base model lives (a path or a hub name); PEFT uses it to find the base. */
+/** The engine's LoRA hyper-parameters plus where the base model lives (for PEFT). */
+export interface LoraAdapterConfig extends LoraConfig {
+  /** A path or hub name; PEFT's PeftModel uses it to find the base model. */
   readonly baseModelNameOrPath: string;
 }
 
-export interface LoraAdapter {
+export interface PeftAdapter {
   readonly config: LoraAdapterConfig;
-  /** `model.layers.{i}.{part}.{target}.lora_A.weight` / `.lora_B.weight`. */
+  /** `base_model.model.model.layers.{i}.{self_attn|mlp}.{module}.lora_{A|B}.weight`. */
   readonly tensors: TensorMap;
 }
 
@@ -54,16 +41,14 @@ export function loraScale(config: LoraAdapterConfig): number {
   return config.alpha / config.r;
 }
 
-/** Every adapter tensor for a base config, by Troupe name, with its shape. */
-export function expectedLoraShapes(base: LlamaConfig, lora: LoraAdapterConfig): Map<string, number[]> {
-  const baseShapes = expectedTensorShapes(base);
+/** Every adapter tensor for a base config, by PEFT name, with its shape. */
+export function expectedLoraShapes(base: LlamaConfig, lora: LoraConfig): Map<string, number[]> {
   const shapes = new Map<string, number[]>();
-  for (let i = 0; i < base.num_hidden_layers; i++) {
-    for (const target of lora.targetModules) {
-      const module = `model.layers.${i}.${LORA_TARGETS[target]}.${target}`;
-      const [out, inner] = baseShapes.get(`${module}.weight`) as [number, number];
-      shapes.set(`${module}.lora_A.weight`, [lora.r, inner]);
-      shapes.set(`${module}.lora_B.weight`, [out, lora.r]);
+  for (let layer = 0; layer < base.num_hidden_layers; layer++) {
+    for (const module of lora.targetModules) {
+      const [out, inner] = linearShape(base, module);
+      shapes.set(loraParameterName(layer, module, 'A'), [lora.r, inner]);
+      shapes.set(loraParameterName(layer, module, 'B'), [out, lora.r]);
     }
   }
   return shapes;
@@ -73,13 +58,13 @@ function checkLoraTensors(base: LlamaConfig, lora: LoraAdapterConfig, tensors: T
   const expected = expectedLoraShapes(base, lora);
   for (const [name, shape] of expected) {
     const tensor = tensors.get(name);
-    if (tensor === undefined) throw new TroupeError('checkpoint', `${source}: adapter tensor ${PEFT_PREFIX}${name} is missing (expected ${formatShape(shape)})`);
+    if (tensor === undefined) throw new TroupeError('checkpoint', `${source}: adapter tensor ${name} is missing (expected ${formatShape(shape)})`);
     if (tensor.shape.length !== shape.length || tensor.shape.some((d, i) => d !== shape[i])) {
-      throw new TroupeError('checkpoint', `${source}: adapter tensor ${PEFT_PREFIX}${name} has shape ${formatShape(tensor.shape)} but r=${lora.r} and the base model imply ${formatShape(shape)}`);
+      throw new TroupeError('checkpoint', `${source}: adapter tensor ${name} has shape ${formatShape(tensor.shape)} but r=${lora.r} and the base model imply ${formatShape(shape)}`);
     }
   }
   for (const name of tensors.keys()) {
-    if (!expected.has(name)) throw new TroupeError('checkpoint', `${source}: unexpected adapter tensor ${PEFT_PREFIX}${name}; target_modules are ${lora.targetModules.join(', ')}`);
+    if (!expected.has(name)) throw new TroupeError('checkpoint', `${source}: unexpected adapter tensor ${name}; target_modules are ${lora.targetModules.join(', ')}`);
   }
 }
 
@@ -114,7 +99,7 @@ export function parseAdapterConfig(json: unknown, source = ADAPTER_CONFIG_FILE):
   if (!Number.isInteger(raw.r) || (raw.r as number) <= 0) throw bad(`r must be a positive integer, got ${JSON.stringify(raw.r)}`);
   if (typeof raw.lora_alpha !== 'number' || !(raw.lora_alpha > 0)) throw bad(`lora_alpha must be a positive number, got ${JSON.stringify(raw.lora_alpha)}`);
   const targets = raw.target_modules;
-  const allowed = Object.keys(LORA_TARGETS);
+  const allowed: readonly string[] = LINEAR_MODULES;
   if (!Array.isArray(targets) || targets.length === 0 || !targets.every((t) => allowed.includes(t as string))) {
     throw bad(`target_modules must be a non-empty list of ${allowed.join(', ')}; got ${JSON.stringify(targets)}`);
   }
@@ -131,32 +116,29 @@ export function parseAdapterConfig(json: unknown, source = ADAPTER_CONFIG_FILE):
   return {
     r: raw.r as number,
     alpha: raw.lora_alpha,
-    targetModules: [...new Set(targets as LoraTarget[])],
+    targetModules: [...new Set(targets as LinearModule[])],
     baseModelNameOrPath: typeof raw.base_model_name_or_path === 'string' ? raw.base_model_name_or_path : '',
   };
 }
 
 /** Writes an adapter folder atomically (validated against the base model's config first). */
-export function saveLoraAdapter(dir: string, adapter: LoraAdapter, base: LlamaConfig, options: { overwrite?: boolean } = {}): void {
+export function saveLoraAdapter(dir: string, adapter: PeftAdapter, base: LlamaConfig, options: { overwrite?: boolean } = {}): void {
   checkLoraTensors(base, adapter.config, adapter.tensors, dir);
-  const peftTensors = new Map<string, NamedTensor>();
-  for (const [name, tensor] of adapter.tensors) peftTensors.set(PEFT_PREFIX + name, tensor);
   writeFolderAtomic(dir, [
     { name: ADAPTER_CONFIG_FILE, contents: () => `${JSON.stringify(adapterConfigJson(adapter.config), null, 2)}\n` },
-    { name: ADAPTER_WEIGHTS_FILE, contents: () => encodeSafetensors(peftTensors, { format: 'pt' }) },
+    { name: ADAPTER_WEIGHTS_FILE, contents: () => encodeSafetensors(adapter.tensors, { format: 'pt' }) },
   ], options);
 }
 
 /** Loads a PEFT LoRA adapter folder and checks it fits `base`. */
-export function loadLoraAdapter(dir: string, base: LlamaConfig): LoraAdapter {
+export function loadLoraAdapter(dir: string, base: LlamaConfig): PeftAdapter {
   const configPath = join(dir, ADAPTER_CONFIG_FILE);
   const config = parseAdapterConfig(readJsonFile(configPath), configPath);
   const weightsPath = join(dir, ADAPTER_WEIGHTS_FILE);
   const tensors = new Map<string, NamedTensor>();
   for (const [name, tensor] of readSafetensors(weightsPath).tensors) {
-    if (!name.startsWith(PEFT_PREFIX)) throw new TroupeError('checkpoint', `${weightsPath}: tensor ${name} does not start with "${PEFT_PREFIX}" (not a PEFT adapter for a causal LM)`);
     // PEFT drops the adapter name when saving; tolerate files that kept ".default".
-    tensors.set(name.slice(PEFT_PREFIX.length).replace(/\.(lora_[AB])\.default\.weight$/, '.$1.weight'), tensor);
+    tensors.set(name.replace(/\.(lora_[AB])\.default\.weight$/, '.$1.weight'), tensor);
   }
   checkLoraTensors(base, config, tensors, weightsPath);
   return { config, tensors };
