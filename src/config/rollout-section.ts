@@ -1,0 +1,21 @@
+/** `rollout:` how samples are drawn (maps to RolloutOptions in src/rollout/types.ts). */
+import { z } from 'zod';
+
+export const rolloutSection = z
+  .strictObject({
+    /** `tree` = AT-GRPO branching; `independent` = K whole episodes per task (GRPO baseline). */
+    mode: z.enum(['tree', 'independent']).default('tree'),
+    /** Branches per node (tree) or episodes per task (independent); 4 as in MAGRPO's G. */
+    k: z.number().int().min(1).max(64).default(4),
+    /** Tasks per batch. */
+    tasks: z.number().int().min(1).default(8),
+    temperature: z.number().min(0).default(1),
+    top_p: z.number().gt(0).max(1).default(1),
+    /** 0 disables top-k. */
+    top_k: z.number().int().min(0).default(0),
+    /** Enough for a compact action line (e.g. a list of moves). */
+    max_tokens: z.number().int().min(1).default(48),
+    /** Compact actions end at the first newline. */
+    stop: z.array(z.string()).default(['\n']),
+  })
+  .prefault({});
