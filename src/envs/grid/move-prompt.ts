@@ -1,0 +1,105 @@
+/**
+ * Builds the prompt of a grid-task role. The layout is fixed so that the scripted player (and
+ * a small model) can read it back: the board rows are lines made only of board characters,
+ * compact prompts end with the marker line `A:`, natural prompts with `Answer:`.
+ *
+ * Compact (a 10x10 Plan-Path `plan` prompt, ~180 characters):
+ *
+ *     plan 1/4 m20
+ *     ..#.......        (one line per board row)
+ *     tool RRDD
+ *     sim end 3,4 hit1 r=-0.35
+ *     A:
+ *
+ * `m20` is the move cap of one answer. `tool ?` means the tool's text could not be parsed,
+ * `tool -` that it has not proposed anything this turn (parallel turn order).
+ */
+import { formatMoves } from './parse-moves.js';
+import type { TurnContext } from '../types.js';
+import type { Direction, MoveEnv, MovePresenter, MoveRecord, MoveReport, PromptFormat } from './types.js';
+
+export const COMPACT_ANSWER_MARKER = 'A:';
+export const NATURAL_ANSWER_MARKER = 'Answer:';
+
+/** What each role is told about its job in natural prompts. */
+const NATURAL_ROLE_JOBS: Readonly<Record<string, string>> = {
+  tool: 'You are the tool agent of a two-agent team. Propose a move list; it is simulated on a copy of the board and shown to the plan agent.',
+  plan: 'You are the plan agent of a two-agent team. The tool agent proposed moves and they were simulated on a copy of the board. Commit the moves that are really played.',
+  agent: 'You are the agent. The moves you write are played on the board.',
+};
+
+export interface MovePromptInput<E extends MoveEnv<R>, R extends MoveReport> {
+  readonly role: string;
+  readonly env: E;
+  readonly ctx: TurnContext;
+  readonly format: PromptFormat;
+  readonly maxMoves: number;
+  readonly presenter: MovePresenter<E, R>;
+  /** Show this turn's tool proposal and its simulated result (the `plan` role). */
+  readonly showProposal: boolean;
+}
+
+export function buildMovePrompt<E extends MoveEnv<R>, R extends MoveReport>(input: MovePromptInput<E, R>): string {
+  return input.format === 'compact' ? compactPrompt(input) : naturalPrompt(input);
+}
+
+function compactPrompt<E extends MoveEnv<R>, R extends MoveReport>(input: MovePromptInput<E, R>): string {
+  const { role, env, ctx, maxMoves, presenter } = input;
+  const status = presenter.status(env, 'compact');
+  const lines = [`${role} ${ctx.turn + 1}/${ctx.maxTurns} m${maxMoves}${status === '' ? '' : ` ${status}`}`];
+  lines.push(...presenter.board(env));
+  if (input.showProposal) {
+    const proposal = currentProposal(env, ctx);
+    if (proposal === undefined) lines.push('tool -');
+    else if (proposal.report === undefined || proposal.moves === undefined) lines.push('tool ?');
+    else lines.push(`tool ${proposal.moves}`, `sim ${presenter.describe(proposal.report, 'compact')}`);
+  }
+  lines.push(COMPACT_ANSWER_MARKER);
+  return lines.join('\n');
+}
+
+function naturalPrompt<E extends MoveEnv<R>, R extends MoveReport>(input: MovePromptInput<E, R>): string {
+  const { role, env, ctx, maxMoves, presenter } = input;
+  const lines: string[] = [NATURAL_ROLE_JOBS[role] ?? `You are the ${role} agent.`, ...presenter.rules(env), ''];
+  lines.push(`Turn ${ctx.turn + 1} of ${ctx.maxTurns}. The board now (row 1 at the top):`, '');
+  lines.push(...presenter.board(env), '');
+  const status = presenter.status(env, 'natural');
+  if (status !== '') lines.push(status);
+  const last = lastCommit(env);
+  if (last !== undefined) lines.push(`Last turn the team played ${describeRecord(last, presenter)}`);
+  if (input.showProposal) {
+    const proposal = currentProposal(env, ctx);
+    if (proposal === undefined) lines.push('The tool agent has not proposed moves this turn.');
+    else lines.push(`The tool agent proposed ${describeRecord(proposal, presenter)}`);
+  }
+  lines.push(
+    `Write at most ${maxMoves} moves (U = up, D = down, L = left, R = right) as a list like: U, R, R, D`,
+    NATURAL_ANSWER_MARKER,
+  );
+  return lines.join('\n');
+}
+
+function describeRecord<R extends MoveReport>(record: MoveRecord<R>, presenter: MovePresenter<any, R>): string {
+  if (record.report === undefined || record.moves === undefined) {
+    return `an answer that could not be used (${record.failure ?? 'unknown reason'}).`;
+  }
+  const moves = formatMoves([...record.moves] as Direction[], 'natural');
+  return `${moves}; on ${record.kind === 'proposal' ? 'a copy of the board' : 'the board'} it ${presenter.describe(record.report, 'natural')}`;
+}
+
+/** The tool's proposal of this turn, if any (the latest one when there are several). */
+export function currentProposal<R extends MoveReport>(env: MoveEnv<R>, ctx: TurnContext): MoveRecord<R> | undefined {
+  for (let i = env.history.length - 1; i >= 0; i--) {
+    const record = env.history[i]!;
+    if (record.turn !== ctx.turn) return undefined;
+    if (record.kind === 'proposal') return record;
+  }
+  return undefined;
+}
+
+function lastCommit<R extends MoveReport>(env: MoveEnv<R>): MoveRecord<R> | undefined {
+  for (let i = env.history.length - 1; i >= 0; i--) {
+    if (env.history[i]!.kind === 'commit') return env.history[i];
+  }
+  return undefined;
+}

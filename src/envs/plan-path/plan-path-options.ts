@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { unknownKeyError } from '../grid/unknown-key-error.js';
+
+/** Limits that keep generation fast and prompts readable; see the messages below. */
+export const PLAN_PATH_LIMITS = {
+  minSide: 2,
+  maxSide: 32,
+  /** Above this, random grids rarely hold a start and goal far enough apart. */
+  maxWallFraction: 0.6,
+  maxMoves: 200,
+} as const;
+
+const side = (key: string) =>
+  z
+    .number({ error: `${key} must be a number` })
+    .int({ error: `${key} must be a whole number` })
+    .min(PLAN_PATH_LIMITS.minSide, { error: `${key} must be at least ${PLAN_PATH_LIMITS.minSide} (a grid needs a start and a goal)` })
+    .max(PLAN_PATH_LIMITS.maxSide, { error: `${key} must be at most ${PLAN_PATH_LIMITS.maxSide}` });
+
+/**
+ * Options of the Plan-Path task (`tasks: [{ name: plan-path, ... }]`). `height`/`width`
+ * override `size` for non-square grids.
+ */
+const planPathOptionsShape = {
+  /** Side of the square grid; 10 as in the published runs. */
+  size: side('size').default(10),
+  height: side('height').optional(),
+  width: side('width').optional(),
+  /** Share of cells that are walls; 0.22 as in the published runs. */
+  wall_fraction: z
+    .number({ error: 'wall_fraction must be a number' })
+    .min(0, { error: 'wall_fraction must be at least 0' })
+    .max(PLAN_PATH_LIMITS.maxWallFraction, {
+      error: `wall_fraction must be at most ${PLAN_PATH_LIMITS.maxWallFraction} (denser grids fall apart); try 0.22`,
+    })
+    .default(0.22),
+  /** Fewest moves between start and goal, so no task is trivial. */
+  min_distance: z
+    .number({ error: 'min_distance must be a number' })
+    .int({ error: 'min_distance must be a whole number' })
+    .min(1, { error: 'min_distance must be at least 1' })
+    .default(2),
+  /** Cap on the moves of one answer; longer answers are a recorded failure. */
+  max_moves: z
+    .number({ error: 'max_moves must be a number' })
+    .int({ error: 'max_moves must be a whole number' })
+    .min(1, { error: 'max_moves must be at least 1' })
+    .max(PLAN_PATH_LIMITS.maxMoves, { error: `max_moves must be at most ${PLAN_PATH_LIMITS.maxMoves}` })
+    .default(20),
+};
+
+export const planPathOptionsSchema = z.strictObject(
+  planPathOptionsShape,
+  unknownKeyError('plan-path', Object.keys(planPathOptionsShape)),
+);
+
+export type PlanPathOptions = z.output<typeof planPathOptionsSchema>;
+
+export function planPathShape(options: PlanPathOptions): { height: number; width: number } {
+  return { height: options.height ?? options.size, width: options.width ?? options.size };
+}

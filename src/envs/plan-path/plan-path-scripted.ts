@@ -1,0 +1,44 @@
+import { cellAt, neighbor, type GridShape } from '../grid/grid-shape.js';
+import { readBoardRows } from '../grid/read-board.js';
+import { createScriptedMover, type ScriptedGame } from '../grid/scripted-mover.js';
+import { PLAN_PATH_ALPHABET, PLAN_PATH_CELLS } from './plan-path-presenter.js';
+import { solvePlanPath } from './solve-plan-path.js';
+
+/** A Plan-Path board as read back from a prompt. */
+interface PlanPathView {
+  readonly shape: GridShape;
+  readonly walls: Uint8Array;
+  readonly pos: number;
+  readonly goal: number;
+}
+
+function readPlanPath(prompt: string): PlanPathView | undefined {
+  const rows = readBoardRows(prompt, PLAN_PATH_ALPHABET);
+  if (rows === undefined) return undefined;
+  const shape = { height: rows.length, width: rows[0]!.length };
+  const walls = new Uint8Array(shape.height * shape.width);
+  let pos = -1;
+  let goal = -1;
+  rows.forEach((row, r) =>
+    [...row].forEach((ch, c) => {
+      const cell = cellAt(shape, r, c);
+      if (ch === PLAN_PATH_CELLS.wall) walls[cell] = 1;
+      if (ch === PLAN_PATH_CELLS.agent) pos = cell;
+      if (ch === PLAN_PATH_CELLS.goal) goal = cell;
+    }),
+  );
+  return pos < 0 || goal < 0 ? undefined : { shape, walls, pos, goal };
+}
+
+const planPathGame: ScriptedGame<PlanPathView> = {
+  read: readPlanPath,
+  solve: (view) => solvePlanPath({ shape: view.shape, walls: view.walls, from: view.pos, goal: view.goal }),
+  apply(view, dir) {
+    const next = neighbor(view.shape, view.pos, dir);
+    return next < 0 || view.walls[next] === 1 ? view : { ...view, pos: next };
+  },
+  solved: (view) => view.pos === view.goal,
+};
+
+/** The model-free Plan-Path player (`policy.kind: scripted`). */
+export const planPathScripted = createScriptedMover(planPathGame);

@@ -1,0 +1,144 @@
+/**
+ * The live state of one Sokoban task. Rewards (per move, SEEDS.md):
+ *
+ *   walk                 STEP
+ *   push                 STEP + SHAPING * (d(from) - d(to))    d = box walking distance to a goal
+ *                        + BOX_ON_GOAL if it lands on a goal, + BOX_OFF_GOAL if it leaves one
+ *   illegal move         INVALID (into a wall, or pushing into a wall or box; replaces STEP)
+ *   solving              + SOLVED
+ *
+ * The episode ends when solved, or when a box is pushed onto a dead square (a certain
+ * deadlock, see sokoban-room.ts): `failureReason` then says which box. Deadlocks of several
+ * boxes jamming each other are not detected; the turn limit ends those episodes.
+ */
+import { roundReward } from '../grid/format-reward.js';
+import { colOf, rowOf } from '../grid/grid-shape.js';
+import type { Direction, MoveEnv, MoveRecord, MoveReport } from '../grid/types.js';
+import type { SokobanTask } from './generate-sokoban.js';
+import { boxesOnGoals, deadBox, isSolved, sokobanMove, type SokobanState } from './sokoban-move.js';
+
+export const SOKOBAN_REWARDS = {
+  step: -0.01,
+  invalid: -0.05,
+  shaping: 0.1,
+  boxOnGoal: 1,
+  boxOffGoal: -0.5,
+  solved: 10,
+  /** Team reward for an unsolved state at most this much (scaled by box distance progress). */
+  progress: 0.5,
+} as const;
+
+export interface SokobanReport extends MoveReport {
+  readonly pushes: number;
+  readonly onGoals: number;
+  readonly boxes: number;
+  readonly deadlock: boolean;
+}
+
+export class SokobanEnv implements MoveEnv<SokobanReport> {
+  readonly invalidPenalty = SOKOBAN_REWARDS.invalid;
+  private current: SokobanState;
+  private records: MoveRecord<SokobanReport>[] = [];
+  /** Why the puzzle became unsolvable, once it has. */
+  private deadlockReason: string | undefined;
+
+  constructor(readonly task: SokobanTask) {
+    this.current = task.start;
+  }
+
+  get taskId(): string {
+    return this.task.id;
+  }
+  get state(): SokobanState {
+    return this.current;
+  }
+  get success(): boolean {
+    return isSolved(this.task.room, this.current);
+  }
+  get deadlocked(): boolean {
+    return this.deadlockReason !== undefined;
+  }
+  get done(): boolean {
+    return this.success || this.deadlocked;
+  }
+  get failureReason(): string | undefined {
+    return this.deadlockReason;
+  }
+  get history(): readonly MoveRecord<SokobanReport>[] {
+    return this.records;
+  }
+
+  record(entry: MoveRecord<SokobanReport>): void {
+    this.records.push(entry);
+  }
+
+  clone(): this {
+    const copy = new SokobanEnv(this.task);
+    copy.current = this.current; // states are immutable values
+    copy.records = [...this.records];
+    copy.deadlockReason = this.deadlockReason;
+    return copy as this;
+  }
+
+  applyMoves(moves: readonly Direction[]): SokobanReport {
+    const { room } = this.task;
+    let reward = 0;
+    let executed = 0;
+    let invalid = 0;
+    let pushes = 0;
+    for (const dir of moves) {
+      if (this.done) break;
+      executed++;
+      const moved = sokobanMove(room, this.current, dir);
+      if (moved === undefined) {
+        invalid++;
+        reward += SOKOBAN_REWARDS.invalid;
+        continue;
+      }
+      this.current = moved.state;
+      reward += SOKOBAN_REWARDS.step;
+      if (moved.pushedFrom < 0) continue;
+      pushes++;
+      const { pushedFrom: from, pushedTo: to } = moved;
+      reward += SOKOBAN_REWARDS.shaping * (room.goalDist[from]! - room.goalDist[to]!);
+      if (room.goals[to] === 1) reward += SOKOBAN_REWARDS.boxOnGoal;
+      if (room.goals[from] === 1) reward += SOKOBAN_REWARDS.boxOffGoal;
+      if (this.success) reward += SOKOBAN_REWARDS.solved;
+      const dead = deadBox(room, this.current);
+      if (dead !== undefined) {
+        this.deadlockReason = `deadlock: the box at row ${rowOf(room.shape, dead) + 1}, column ${colOf(room.shape, dead) + 1} can never reach a goal`;
+      }
+    }
+    const problems = [
+      ...(invalid > 0 ? [`${invalid} of ${executed} moves were blocked`] : []),
+      ...(this.deadlockReason !== undefined ? [this.deadlockReason] : []),
+    ];
+    return {
+      moves: moves.join(''),
+      executed,
+      invalid,
+      unused: moves.length - executed,
+      reward: roundReward(reward),
+      solved: this.success,
+      pushes,
+      onGoals: boxesOnGoals(room, this.current),
+      boxes: this.current.boxes.length,
+      deadlock: this.deadlocked,
+      ...(problems.length === 0 ? {} : { failure: problems.join('; ') }),
+    };
+  }
+}
+
+/**
+ * Team (global) reward: 1 when solved, 0 when deadlocked, otherwise up to
+ * SOKOBAN_REWARDS.progress for the share of the boxes' total goal distance covered since the
+ * start. Bounded in [0, 1]; a pure function of the state.
+ */
+export function sokobanGlobalReward(env: SokobanEnv): number {
+  if (env.success) return 1;
+  if (env.deadlocked) return 0;
+  const { room, start } = env.task;
+  const total = (state: SokobanState) => state.boxes.reduce((sum, box) => sum + room.goalDist[box]!, 0);
+  const initial = total(start);
+  return initial === 0 ? 0 : SOKOBAN_REWARDS.progress * Math.max(0, 1 - total(env.state) / initial);
+}

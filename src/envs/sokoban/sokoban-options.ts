@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { unknownKeyError } from '../grid/unknown-key-error.js';
+
+export const SOKOBAN_LIMITS = {
+  /** 5 leaves a 3x3 floor inside the outer wall, the least that holds a puzzle. */
+  minSize: 5,
+  /** Keeps the exhaustive solvers fast and state keys exact. */
+  maxSize: 10,
+  maxBoxes: 4,
+  /** Floor cells needed per box, so boxes have room to be pushed around. */
+  cellsPerBox: 4,
+  maxWallFraction: 0.3,
+  maxMoves: 200,
+} as const;
+
+const int = (key: string) =>
+  z.number({ error: `${key} must be a number` }).int({ error: `${key} must be a whole number` });
+
+const sokobanOptionsShape = {
+  /** Side of the square room including its outer wall; 6 as in the published runs. */
+  size: int('size')
+    .min(SOKOBAN_LIMITS.minSize, { error: `size must be at least ${SOKOBAN_LIMITS.minSize} (outer wall plus a 3x3 floor)` })
+    .max(SOKOBAN_LIMITS.maxSize, { error: `size must be at most ${SOKOBAN_LIMITS.maxSize}` })
+    .default(6),
+  /** Boxes (and goals); 1 as in the published runs. */
+  boxes: int('boxes')
+    .min(1, { error: 'boxes must be at least 1' })
+    .max(SOKOBAN_LIMITS.maxBoxes, { error: `boxes must be at most ${SOKOBAN_LIMITS.maxBoxes}` })
+    .default(1),
+  /** Share of the interior cells that are walls (besides the outer wall). */
+  wall_fraction: z
+    .number({ error: 'wall_fraction must be a number' })
+    .min(0, { error: 'wall_fraction must be at least 0' })
+    .max(SOKOBAN_LIMITS.maxWallFraction, {
+      error: `wall_fraction must be at most ${SOKOBAN_LIMITS.maxWallFraction} (rooms fall apart); try 0.1`,
+    })
+    .default(0.1),
+  /** Cap on the moves of one answer; longer answers are a recorded failure. */
+  max_moves: int('max_moves')
+    .min(1, { error: 'max_moves must be at least 1' })
+    .max(SOKOBAN_LIMITS.maxMoves, { error: `max_moves must be at most ${SOKOBAN_LIMITS.maxMoves}` })
+    .default(20),
+};
+
+/** Options of the Sokoban task (`tasks: [{ name: sokoban, size: 6, boxes: 1 }]`). */
+export const sokobanOptionsSchema = z
+  .strictObject(sokobanOptionsShape, unknownKeyError('sokoban', Object.keys(sokobanOptionsShape)))
+  .superRefine((options, ctx) => {
+    const floor = (options.size - 2) ** 2;
+    if (options.boxes * SOKOBAN_LIMITS.cellsPerBox > floor) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['boxes'],
+        message: `boxes ${options.boxes} do not fit a ${options.size}x${options.size} room (at most ${Math.floor(floor / SOKOBAN_LIMITS.cellsPerBox)}); lower boxes or raise size`,
+      });
+    }
+  });
+
+export type SokobanOptions = z.output<typeof sokobanOptionsSchema>;

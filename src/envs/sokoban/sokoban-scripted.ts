@@ -1,0 +1,51 @@
+import { cellAt, cellCount } from '../grid/grid-shape.js';
+import { readBoardRows } from '../grid/read-board.js';
+import { createScriptedMover, type ScriptedGame } from '../grid/scripted-mover.js';
+import { SOKOBAN_CELLS, SOKOBAN_ALPHABET } from './sokoban-presenter.js';
+import { deadBox, isSolved, sokobanMove, type SokobanState } from './sokoban-move.js';
+import { makeSokobanRoom, type SokobanRoom } from './sokoban-room.js';
+import { solveSokoban } from './solve-sokoban.js';
+
+/** A Sokoban board as read back from a prompt. */
+interface SokobanView {
+  readonly room: SokobanRoom;
+  readonly state: SokobanState;
+}
+
+function readSokoban(prompt: string): SokobanView | undefined {
+  const rows = readBoardRows(prompt, SOKOBAN_ALPHABET);
+  if (rows === undefined) return undefined;
+  const shape = { height: rows.length, width: rows[0]!.length };
+  const walls = new Uint8Array(cellCount(shape));
+  const goals: number[] = [];
+  const boxes: number[] = [];
+  let player = -1;
+  rows.forEach((row, r) =>
+    [...row].forEach((ch, c) => {
+      const cell = cellAt(shape, r, c);
+      if (ch === SOKOBAN_CELLS.wall) walls[cell] = 1;
+      if (ch === SOKOBAN_CELLS.goal || ch === SOKOBAN_CELLS.boxOnGoal || ch === SOKOBAN_CELLS.playerOnGoal) goals.push(cell);
+      if (ch === SOKOBAN_CELLS.box || ch === SOKOBAN_CELLS.boxOnGoal) boxes.push(cell);
+      if (ch === SOKOBAN_CELLS.player || ch === SOKOBAN_CELLS.playerOnGoal) player = cell;
+    }),
+  );
+  if (player < 0 || boxes.length === 0 || boxes.length !== goals.length) return undefined;
+  return { room: makeSokobanRoom(shape, walls, goals), state: { player, boxes } };
+}
+
+const sokobanGame: ScriptedGame<SokobanView> = {
+  read: readSokoban,
+  solve(view) {
+    const solution = solveSokoban({ room: view.room, state: view.state });
+    return solution.status === 'solved' ? solution.moves : undefined;
+  },
+  apply(view, dir) {
+    const moved = sokobanMove(view.room, view.state, dir);
+    return moved === undefined ? view : { room: view.room, state: moved.state };
+  },
+  solved: (view) => isSolved(view.room, view.state),
+  lost: (view) => deadBox(view.room, view.state) !== undefined,
+};
+
+/** The model-free Sokoban player (`policy.kind: scripted`). */
+export const sokobanScripted = createScriptedMover(sokobanGame);
