@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TroupeError } from '../../util/errors.js';
+import type { Team, TeamOptions } from '../types.js';
+import { sudokuTask } from './index.js';
+import type { SudokuEnv } from './sudoku-env.js';
+import { PUZZLE, SOLVING_FILLS, assertClose, puzzleEnv } from './sudoku-fixtures.test-helper.js';
+
+const options = sudokuTask.optionsSchema.parse({});
+const teamOptions: TeamOptions = { variant: 'team', format: 'compact', order: 'sequential', maxTurns: 3, alpha: 1 };
+const t0 = { turn: 0, maxTurns: 3 };
+const t1 = { turn: 1, maxTurns: 3 };
+
+function roles(team: Team<SudokuEnv>) {
+  const [first, second] = team.roles;
+  assert.ok(first !== undefined);
+  return { first, second };
+}
+
+const BOARD = '1.3.\n.4.2\n2.4.\n.3.1';
+
+test('team variant: tool then plan, matching teamRoles; single variant: agent', () => {
+  const team = sudokuTask.createTeam(options, teamOptions);
+  assert.deepEqual(team.roles.map((r) => r.name), [...sudokuTask.teamRoles]);
+  assert.equal(team.name, 'sudoku/team');
+  const single = sudokuTask.createTeam(options, { ...teamOptions, variant: 'single' });
+  assert.deepEqual(single.roles.map((r) => r.name), ['agent']);
+});
+
+test('the tool proposal is judged on a copy and shown to plan in the same turn', () => {
+  const { first: tool, second: plan } = roles(sudokuTask.createTeam(options, teamOptions));
+  assert.ok(plan !== undefined);
+  const env = puzzleEnv();
+  assert.equal(tool.prompt(env, t0), `tool 1/3 m16\n${BOARD}\nA:`);
+  assert.equal(plan.prompt(env, t0), `plan 1/3 m16\n${BOARD}\ntool -\nA:`);
+  // (1,2)=2 is right; then (1,2)=1 repeats the 1 of row 1.
+  const out = tool.step(env, tool.parse('122 121\n'), t0);
+  assertClose(out.local, -0.01 + 0.1 - 0.1);
+  assert.equal(out.failure, 'tool: invalid fills: 1 conflict');
+  assert.deepEqual(env.cells, PUZZLE.givens, 'the tool never changes the board');
+  assert.equal(plan.prompt(env, t0), `plan 1/3 m16\n${BOARD}\ntool 122 121\nsim vx e=7\nA:`);
+  // A proposal belongs to its turn: next turn's plan has not seen one yet.
+  assert.match(plan.prompt(env, t1), /\ntool -\n/);
+});
+
+test('plan commits its own fills and earns their reward; the global reward tracks progress', () => {
+  const team = sudokuTask.createTeam(options, teamOptions);
+  const { first: tool, second: plan } = roles(team);
+  assert.ok(plan !== undefined);
+  const env = puzzleEnv();
+  tool.step(env, tool.parse('122 144 999'), t0);
+  assert.match(plan.prompt(env, t0), /\ntool 122 144 999\nsim vvr e=6\nA:$/);
+  const out = plan.step(env, plan.parse('122 144'), t0);
+  assertClose(out.local, 2 * 0.09);
+  assert.equal(out.failure, undefined);
+  assert.equal(env.cells[1], 2);
+  assert.equal(env.cells[3], 4);
+  assertClose(team.globalReward(env), 0.5 * (2 / 8));
+  tool.step(env, tool.parse('121'), t1);
+  const winning = SOLVING_FILLS.slice(2).map((f) => `${f.row}${f.col}${f.digit}`).join(' ');
+  const solved = plan.step(env, plan.parse(winning), t1);
+  assertClose(solved.local, 6 * 0.09 + 1);
+  assert.equal(env.success, true);
+  assert.equal(env.done, true);
+  assert.equal(team.globalReward(env), 1);
+});
+
+test('the simulated proposal of a solving answer says win and earns what the commit would', () => {
+  const { first: tool, second: plan } = roles(sudokuTask.createTeam(options, teamOptions));
+  assert.ok(plan !== undefined);
+  const env = puzzleEnv();
+  const text = SOLVING_FILLS.map((f) => `${f.row}${f.col}${f.digit}`).join(' ');
+  const proposed = tool.step(env, tool.parse(text), t0);
+  assert.equal(env.done, false);
+  assert.match(plan.prompt(env, t0), /\nsim vvvvvvvv e=0 win\n/);
+  const committed = plan.step(env, plan.parse(text), t0);
+  assertClose(proposed.local, committed.local);
+  assertClose(committed.local, 8 * 0.09 + 1);
+});
+
+test('parse failures are penalised, change nothing and are recorded for later prompts', () => {
+  const { first: tool, second: plan } = roles(sudokuTask.createTeam(options, teamOptions));
+  assert.ok(plan !== undefined);
+  const env = puzzleEnv();
+  const toolOut = tool.step(env, tool.parse('solve it\n'), t0);
+  assertClose(toolOut.local, -0.1);
+  assert.match(toolOut.failure ?? '', /^tool: bad fill "solve"/);
+  assert.match(plan.prompt(env, t0), /\ntool \?\nA:$/);
+  const planOut = plan.step(env, plan.parse('\n'), t0);
+  assertClose(planOut.local, -0.1);
+  assert.match(planOut.failure ?? '', /^plan: no fills/);
+  assert.deepEqual(env.cells, PUZZLE.givens);
+  assert.deepEqual(env.history.map((r) => [r.role, r.kind, r.failure !== undefined]), [
+    ['tool', 'propose', true],
+    ['plan', 'commit', true],
+  ]);
+});
+
+test('natural agent: rules, board, history with reasons, and the Answer: line', () => {
+  const team = sudokuTask.createTeam(options, { ...teamOptions, variant: 'single', format: 'natural' });
+  const { first: agent } = roles(team);
+  const env = puzzleEnv();
+  const first = agent.prompt(env, t0);
+  assert.match(first, /\| 1 \. \| 3 \. \|\n\| \. 4 \| \. 2 \|\n\+-----\+-----\+/);
+  assert.match(first, /at most 16 fills/);
+  assert.ok(first.endsWith('\nAnswer:'));
+  const out = agent.step(env, agent.parse('Answer: (1, 2, 2), (2, 1, 4)'), t0);
+  assert.equal(out.failure, 'agent: invalid fills: 1 conflict');
+  const second = agent.prompt(env, t1);
+  assert.match(second, /Turn 1, agent wrote: \(1, 2, 2\) applied; \(2, 1, 4\) rejected: 4 is already in its row and box\./);
+  assert.match(second, /\| 1 2 \| 3 \. \|/);
+});
+
+test('the natural-format tool needs the sandbox: a config error says what to use instead', () => {
+  assert.throws(
+    () => sudokuTask.createTeam(options, { ...teamOptions, format: 'natural' }),
+    (e: unknown) => e instanceof TroupeError && e.category === 'config' && /sandbox/.test(e.message) && /team\.variant: single/.test(e.message),
+  );
+});
