@@ -1,0 +1,56 @@
+import { TroupeError } from '../../util/errors.js';
+import type { Heap } from './heap.js';
+
+interface Table {
+  positions: number;
+  cos: Float32Array;
+  sin: Float32Array;
+}
+
+/**
+ * cos/sin of pos * theta^(-2i/headDim) for pos < capacity, i < headDim/2, kept in the heap
+ * per (theta, headDim) and doubled when a larger position shows up. Computed with Math.cos
+ * in float64 like the reference, so WASM only multiplies.
+ */
+export class RopeTables {
+  private readonly tables = new Map<string, Table>();
+
+  constructor(private readonly heap: Heap) {}
+
+  /** The table covering every entry of positions[0:tokens]. */
+  get(positions: Int32Array, tokens: number, headDim: number, theta: number): Table {
+    let maxPos = 0;
+    for (let t = 0; t < tokens; t++) {
+      const pos = positions[t]!;
+      if (pos < 0) {
+        throw new TroupeError('engine', `rope: positions[${t}] is ${pos}; positions must be >= 0`);
+      }
+      if (pos > maxPos) maxPos = pos;
+    }
+    const key = `${theta}:${headDim}`;
+    let table = this.tables.get(key);
+    if (!table || table.positions <= maxPos) {
+      if (table) {
+        this.heap.free(table.cos);
+        this.heap.free(table.sin);
+      }
+      table = this.build(Math.max(256, 2 ** Math.ceil(Math.log2(maxPos + 1))), headDim, theta);
+      this.tables.set(key, table);
+    }
+    return table;
+  }
+
+  private build(positions: number, headDim: number, theta: number): Table {
+    const half = headDim >> 1;
+    const cos = this.heap.alloc(positions * half);
+    const sin = this.heap.alloc(positions * half);
+    for (let i = 0; i < half; i++) {
+      const frequency = Math.pow(theta, (-2 * i) / headDim);
+      for (let pos = 0; pos < positions; pos++) {
+        cos[pos * half + i] = Math.cos(pos * frequency);
+        sin[pos * half + i] = Math.sin(pos * frequency);
+      }
+    }
+    return { positions, cos, sin };
+  }
+}

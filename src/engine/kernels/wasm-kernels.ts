@@ -1,0 +1,164 @@
+import { TroupeError } from '../../util/errors.js';
+import { CallArena } from './call-arena.js';
+import { checkDims, checkLength, checkSameLength } from './check-shapes.js';
+import { detectSimdFlavor, type SimdFlavor } from './feature-detect.js';
+import { Heap } from './heap.js';
+import { dispatchMatmul, MATMUL_SCRATCH_BYTES, type MatmulContext } from './matmul-dispatch.js';
+import { RopeTables } from './rope-table.js';
+import { ThreadPool } from './thread-pool.js';
+import type { Kernels } from './types.js';
+import { compileKernelModule, type KernelExports } from './wasm-module.js';
+
+export interface WasmKernelOptions {
+  /** 1 = calling thread only; 2 = large matmuls split with one worker thread. Default 2. */
+  readonly threads?: 1 | 2;
+  /** 'auto' uses relaxed-SIMD FMA when the engine has it, else plain SIMD. */
+  readonly simd?: 'auto' | SimdFlavor;
+  /** m*n*k from which matmuls use both threads (measured: see bench/matmul-bench.ts). */
+  readonly parallelThreshold?: number;
+}
+
+export interface WasmKernels extends Kernels {
+  readonly simd: SimdFlavor;
+  /** The heap (for tests and memory reports). */
+  readonly heap: Heap;
+  /** Direct access to the module's exports (test hooks such as exp_array). */
+  readonly exports: KernelExports;
+  /** Stops the worker thread. The kernels must not be used afterwards. */
+  dispose(): Promise<void>;
+}
+
+/** Below this m*n*k a split costs more (worker wake-up, halved tiles) than it saves. */
+export const DEFAULT_PARALLEL_THRESHOLD = 64 * 64 * 64;
+
+/**
+ * WebAssembly SIMD kernels over one shared heap. Arrays from `alloc` are used in place;
+ * other Float32Arrays are copied in and out per call (correct, but slower).
+ *
+ * @example
+ * const kernels = await createWasmKernels({ threads: 2 });
+ * const a = kernels.alloc(64 * 32), b = kernels.alloc(32 * 16), c = kernels.alloc(64 * 16);
+ * kernels.matmul({ a, b, c, m: 64, k: 32, n: 16 });
+ * await kernels.dispose();
+ */
+export async function createWasmKernels(options: WasmKernelOptions = {}): Promise<WasmKernels> {
+  const threads = options.threads ?? 2;
+  if (threads !== 1 && threads !== 2) {
+    throw new TroupeError('config', `kernel threads must be 1 or 2, got ${String(threads)}`);
+  }
+  const detected = detectSimdFlavor();
+  const simd = options.simd === undefined || options.simd === 'auto' ? detected : options.simd;
+  if (simd === 'relaxed' && detected !== 'relaxed') {
+    throw new TroupeError('engine', "relaxed SIMD is not available in this JavaScript engine; use simd: 'plain' or 'auto'");
+  }
+  const module = compileKernelModule(simd);
+  const heap = new Heap();
+  const exports = new WebAssembly.Instance(module, { env: { memory: heap.memory } }).exports as unknown as KernelExports;
+  exports.set_tmp(heap.allocBytes(256));
+  const arena = new CallArena(heap);
+  const pool = threads === 2
+    ? await ThreadPool.start(module, heap.memory, heap.allocBytes(128), heap.allocBytes(MATMUL_SCRATCH_BYTES))
+    : null;
+  const ctx: MatmulContext = {
+    exports,
+    arena,
+    pool,
+    scratch: heap.allocBytes(MATMUL_SCRATCH_BYTES),
+    parallelThreshold: options.parallelThreshold ?? DEFAULT_PARALLEL_THRESHOLD,
+  };
+  const ropeTables = new RopeTables(heap);
+  const ptr = (array: Float32Array, length: number, writeBack = false) => arena.ptr(array, length, writeBack);
+  /** Runs `body` and always releases the per-call copies. */
+  const call = <T>(body: () => T): T => {
+    try {
+      return body();
+    } finally {
+      arena.finish();
+    }
+  };
+
+  return {
+    name: `wasm-${simd}`,
+    threads,
+    simd,
+    heap,
+    exports,
+    dispose: async () => pool?.dispose(),
+    alloc: (length) => heap.alloc(length),
+    free: (array) => heap.free(array),
+    matmul: (args) => dispatchMatmul(ctx, args),
+    add(a, b, out) {
+      const n = checkSameLength('add', { a, b, out });
+      call(() => exports.add(ptr(a, n), ptr(b, n), ptr(out, n, true), n));
+    },
+    mul(a, b, out) {
+      const n = checkSameLength('mul', { a, b, out });
+      call(() => exports.mul(ptr(a, n), ptr(b, n), ptr(out, n, true), n));
+    },
+    axpy(alpha, x, y) {
+      const n = checkSameLength('axpy', { x, y });
+      call(() => exports.axpy(alpha, ptr(x, n), ptr(y, n, true), n));
+    },
+    sumSquares: (x) => call(() => exports.sum_squares(ptr(x, x.length), x.length)),
+    rmsNorm(x, weight, out, invRms, rows, d, eps) {
+      checkDims('rmsNorm', { rows, d });
+      checkLength('rmsNorm', 'x', x, rows * d);
+      checkLength('rmsNorm', 'out', out, rows * d);
+      checkLength('rmsNorm', 'weight', weight, d);
+      checkLength('rmsNorm', 'invRms', invRms, rows);
+      call(() => exports.rms_norm(ptr(x, rows * d), ptr(weight, d), ptr(out, rows * d, true), ptr(invRms, rows, true), rows, d, eps));
+    },
+    rmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d) {
+      checkDims('rmsNormBackward', { rows, d });
+      for (const [name, arr] of Object.entries({ x, dOut, dx })) checkLength('rmsNormBackward', name, arr, rows * d);
+      checkLength('rmsNormBackward', 'weight', weight, d);
+      checkLength('rmsNormBackward', 'dWeight', dWeight, d);
+      checkLength('rmsNormBackward', 'invRms', invRms, rows);
+      call(() => exports.rms_norm_backward(ptr(x, rows * d), ptr(weight, d), ptr(invRms, rows), ptr(dOut, rows * d),
+        ptr(dx, rows * d, true), ptr(dWeight, d, true), rows, d));
+    },
+    causalSoftmax(scores, rows, cols, offset, scale) {
+      checkDims('causalSoftmax', { rows, cols });
+      checkLength('causalSoftmax', 'scores', scores, rows * cols);
+      if (!Number.isInteger(offset)) throw new TroupeError('engine', `causalSoftmax: offset must be an integer, got ${offset}`);
+      const clamped = Math.max(-rows - 1, Math.min(offset, cols)); // keep r + offset + 1 inside i32
+      call(() => exports.causal_softmax(ptr(scores, rows * cols, true), rows, cols, clamped, scale));
+    },
+    causalSoftmaxBackward(p, dP, rows, cols, scale) {
+      checkDims('causalSoftmaxBackward', { rows, cols });
+      checkLength('causalSoftmaxBackward', 'p', p, rows * cols);
+      checkLength('causalSoftmaxBackward', 'dP', dP, rows * cols);
+      call(() => exports.causal_softmax_backward(ptr(p, rows * cols), ptr(dP, rows * cols, true), rows, cols, scale));
+    },
+    swiglu(gate, up, out) {
+      const n = checkSameLength('swiglu', { gate, up, out });
+      call(() => exports.swiglu(ptr(gate, n), ptr(up, n), ptr(out, n, true), n));
+    },
+    swigluBackward(gate, up, dOut, dGate, dUp) {
+      const n = checkSameLength('swigluBackward', { gate, up, dOut, dGate, dUp });
+      call(() => exports.swiglu_backward(ptr(gate, n), ptr(up, n), ptr(dOut, n), ptr(dGate, n, true), ptr(dUp, n, true), n));
+    },
+    rope(x, positions, tokens, heads, headDim, theta, inverse) {
+      checkDims('rope', { tokens, heads, headDim });
+      checkLength('rope', 'x', x, tokens * heads * headDim);
+      checkLength('rope', 'positions', positions, tokens);
+      if (tokens === 0 || heads === 0 || headDim < 2) return;
+      const table = ropeTables.get(positions, tokens, headDim, theta);
+      call(() => exports.rope(ptr(x, tokens * heads * headDim, true), arena.ptr(positions, tokens, false),
+        table.cos.byteOffset, table.sin.byteOffset, tokens, heads, headDim, inverse ? -1 : 1));
+    },
+    logSoftmax(logits, rows, vocab) {
+      checkDims('logSoftmax', { rows, vocab });
+      checkLength('logSoftmax', 'logits', logits, rows * vocab);
+      if (rows === 0 || vocab === 0) return;
+      call(() => exports.log_softmax(ptr(logits, rows * vocab, true), rows, vocab, arena.scratch(vocab * 4)));
+    },
+    adamw(param, grad, m, v, o) {
+      const n = checkSameLength('adamw', { param, grad, m, v });
+      const c1 = 1 / (1 - Math.pow(o.beta1, o.step));
+      const c2 = 1 / (1 - Math.pow(o.beta2, o.step));
+      call(() => exports.adamw(ptr(param, n, true), ptr(grad, n), ptr(m, n, true), ptr(v, n, true), n,
+        o.lr, o.beta1, o.beta2, o.eps, 1 - o.lr * o.weightDecay, c1, c2));
+    },
+  };
+}
