@@ -7,6 +7,7 @@
  */
 import { Command } from 'commander';
 import { TroupeError } from '../util/errors.js';
+import { registerModelCommand } from './model-command.js';
 
 const program = new Command();
 program
@@ -16,6 +17,7 @@ program
   .showHelpAfterError();
 
 // Subcommands (one line each, in the order `--help` shows them):
+registerModelCommand(program);
 
 try {
   await program.parseAsync(process.argv);
