@@ -3,6 +3,7 @@
  * task. Pure: the tool role runs it on a copy to simulate a proposal, the plan and agent roles
  * run it to commit, so a simulation and a commit of the same fills always agree.
  */
+import { roundReward } from '../grid/format-reward.js';
 import { SUDOKU_REWARDS } from './sudoku-rewards.js';
 import {
   type Cells,
@@ -86,5 +87,5 @@ export function applyFills(options: {
   reward += SUDOKU_REWARDS.correctFillShaping * (correctFills(cells, givens, solution) - correctBefore);
   const solved = !wasSolved && sameCells(cells, solution);
   if (solved) reward += SUDOKU_REWARDS.solveBonus;
-  return { cells, results, reward, solved, empty: emptyCount(cells) };
+  return { cells, results, reward: roundReward(reward), solved, empty: emptyCount(cells) };
 }

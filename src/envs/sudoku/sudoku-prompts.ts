@@ -14,6 +14,11 @@
  *     sim vx e=7         one verdict per fill (v ok, g given, r out of range, x conflict),
  *     A:                 empty cells left, and ` win` if it would solve
  *
+ * Unlike the grid tasks' `sim` line, this one shows no reward: the shaping term counts digits
+ * that match the hidden solution, so a reward would let the tool probe single digits and the
+ * plan commit only the confirmed ones, an oracle the published task does not offer. The
+ * verdicts are what checking the rules on a copy of the board reveals, nothing more.
+ *
  * natural (real LLMs, `agent` only until the sandbox lets the tool write programs): the job,
  * the rules, the board with its boxes, the fixed cells, what earlier turns did and why rejected
  * fills were rejected, the answer format, and a last line `Answer:`.

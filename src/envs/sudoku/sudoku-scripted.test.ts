@@ -1,31 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Rng } from '../../util/rng.js';
-import type { Team, TeamOptions } from '../types.js';
+import { playMoveEpisode } from '../grid/play-move-episode.js';
+import type { TeamOptions } from '../types.js';
 import { sudokuTask } from './index.js';
-import type { SudokuEnv } from './sudoku-env.js';
 import { readPromptGrid, renderCompactGrid, renderNaturalGrid } from './sudoku-render.js';
 import { readMaxFills } from './sudoku-scripted.js';
 
 const base: TeamOptions = { variant: 'team', format: 'compact', order: 'sequential', maxTurns: 3, alpha: 1 };
-
-/**
- * Plays one episode through the Role/Env interfaces as a sequential rollout would: each turn,
- * each role in order reads its prompt, the scripted player answers, the role steps.
- */
-function playEpisode(team: Team<SudokuEnv>, env: SudokuEnv, skill: number, rng: Rng): { success: boolean; parseFailures: number } {
-  let parseFailures = 0;
-  for (let turn = 0; turn < team.maxTurns && !env.done; turn++) {
-    for (const role of team.roles) {
-      const ctx = { turn, maxTurns: team.maxTurns };
-      const text = sudokuTask.scripted({ role: role.name, prompt: role.prompt(env, ctx), skill, rng });
-      const action = role.parse(text);
-      if (!action.ok) parseFailures++;
-      role.step(env, action, ctx);
-    }
-  }
-  return { success: env.success, parseFailures };
-}
 
 function successes(teamOptions: TeamOptions, skill: number, taskOptions: object = {}, episodes = 200) {
   const options = sudokuTask.optionsSchema.parse(taskOptions);
@@ -35,9 +17,13 @@ function successes(teamOptions: TeamOptions, skill: number, taskOptions: object 
   let solved = 0;
   let parseFailures = 0;
   for (let i = 0; i < episodes; i++) {
-    const result = playEpisode(team, source.make(i, 'eval'), skill, rng);
-    if (result.success) solved++;
-    parseFailures += result.parseFailures;
+    const { env, steps } = playMoveEpisode({
+      team,
+      env: source.make(i, 'eval'),
+      respond: (role, prompt) => sudokuTask.scripted({ role, prompt, skill, rng }),
+    });
+    if (env.success) solved++;
+    parseFailures += steps.filter((s) => s.outcome.info?.['parsed'] === false).length;
   }
   return { solved, parseFailures };
 }
