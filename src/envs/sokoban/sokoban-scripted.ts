@@ -7,12 +7,13 @@ import { makeSokobanRoom, type SokobanRoom } from './sokoban-room.js';
 import { solveSokoban } from './solve-sokoban.js';
 
 /** A Sokoban board as read back from a prompt. */
-interface SokobanView {
+export interface SokobanView {
   readonly room: SokobanRoom;
   readonly state: SokobanState;
 }
 
-function readSokoban(prompt: string): SokobanView | undefined {
+/** Reads the board of a Sokoban prompt (or any text holding board rows) back into a room and state. */
+export function readSokoban(prompt: string): SokobanView | undefined {
   const rows = readBoardRows(prompt, SOKOBAN_ALPHABET);
   if (rows === undefined) return undefined;
   const shape = { height: rows.length, width: rows[0]!.length };
