@@ -22,9 +22,11 @@ const TOLERANCE = 1e-3;
  * implementation runs (reference in ops.test.ts, wasm in ops-wasm.test.ts).
  */
 export function runOpGradChecks(label: string, makeKernels: () => Promise<Kernels> | Kernels): void {
+  let shared: Promise<Kernels> | undefined;
+  const kernelsOnce = (): Promise<Kernels> => (shared ??= Promise.resolve(makeKernels()));
   const check = (name: string, shapes: number[][], build: (tape: Tape, xs: Tensor[]) => Tensor, scaleOf = 1): void => {
     test(`${label}: ${name} backward matches finite differences`, async () => {
-      const kernels = await makeKernels();
+      const kernels = await kernelsOnce();
       const rng = Rng.derive(7, name);
       const inputs = shapes.map((s) => randomLeaf(kernels, s, rng, scaleOf));
       const errors = gradCheck({ kernels, inputs, build: (tape) => build(tape, inputs) });

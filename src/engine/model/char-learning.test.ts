@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { Rng } from '../../util/rng.js';
 import { Tape } from '../autograd/tape.js';
 import { createReferenceKernels } from '../kernels/reference.js';
+import { createWasmKernels } from '../kernels/wasm-kernels.js';
 import type { Kernels } from '../kernels/types.js';
 import { AdamW } from '../optim/adamw.js';
 import { clipGradNorm } from '../optim/clip-grad-norm.js';
@@ -44,14 +45,19 @@ function trainCharModel(kernels: Kernels, options: { seed: number; steps: number
   return { losses, vocab: chars.length };
 }
 
-test('a char-level model learns a small text far below the uniform loss, deterministically', () => {
-  const kernels = createReferenceKernels();
-  const run = trainCharModel(kernels, { seed: 1, steps: 40 });
-  const uniform = Math.log(run.vocab);
-  const first = run.losses[0]!;
-  const last = run.losses.slice(-5).reduce((a, b) => a + b, 0) / 5;
-  assert.ok(Math.abs(first - uniform) < 0.2, `initial loss ${first} should be near ln V = ${uniform}`);
-  assert.ok(last < 0.5 * uniform, `final loss ${last} should be far below ln V = ${uniform}`);
-  const again = trainCharModel(kernels, { seed: 1, steps: 3 });
-  assert.deepEqual(again.losses, run.losses.slice(0, 3));
-});
+for (const [label, make] of [
+  ['reference', async () => createReferenceKernels()],
+  ['wasm, 2 threads', () => createWasmKernels({ threads: 2 })],
+] as const) {
+  test(`${label}: a char-level model learns a small text far below the uniform loss, deterministically`, async () => {
+    const kernels = await make();
+    const run = trainCharModel(kernels, { seed: 1, steps: 40 });
+    const uniform = Math.log(run.vocab);
+    const first = run.losses[0]!;
+    const last = run.losses.slice(-5).reduce((a, b) => a + b, 0) / 5;
+    assert.ok(Math.abs(first - uniform) < 0.2, `initial loss ${first} should be near ln V = ${uniform}`);
+    assert.ok(last < 0.5 * uniform, `final loss ${last} should be far below ln V = ${uniform}`);
+    const again = trainCharModel(kernels, { seed: 1, steps: 3 });
+    assert.deepEqual(again.losses, run.losses.slice(0, 3));
+  });
+}
