@@ -165,7 +165,7 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1))) (br $l2)))
     (local.set $r (i32.add (local.get $r) (i32.const 1))) (br $rl))))
 
-;; x = x - (max + log(sum e^(x - max))), per row. The e^ values go through a scratch row
+;; x = (x - max) - log(sum e^(x - max)), per row. The e^ values go through a scratch row
 ;; (needs vocab floats) so the logits are read again unmodified.
 (func (export "log_softmax") (param $x i32) (param $rows i32) (param $vocab i32) (param $scratch i32)
   (local $r i32) (local $row i32) (local $mx f32) (local $sum f32)
@@ -174,8 +174,11 @@
     (local.set $mx (call $row_max (local.get $row) (local.get $vocab) (f32.const 1)))
     (memory.copy (local.get $scratch) (local.get $row) (i32.shl (local.get $vocab) (i32.const 2)))
     (local.set $sum (call $row_exp (local.get $scratch) (local.get $vocab) (f32.const 1) (local.get $mx)))
+    ;; (x - max) first: exact for the large logits that matter, where x - (max + log sum)
+    ;; would round max + log sum to the coarse float32 grid near max
+    (call $row_affine (local.get $row) (local.get $vocab) (f32.const 1) (f32.neg (local.get $mx)))
     (call $row_affine (local.get $row) (local.get $vocab) (f32.const 1)
-      (f32.neg (f32.demote_f64 (f64.add (f64.promote_f32 (local.get $mx)) (call $log (f64.promote_f32 (local.get $sum)))))))
+      (f32.neg (f32.demote_f64 (call $log (f64.promote_f32 (local.get $sum))))))
     (local.set $r (i32.add (local.get $r) (i32.const 1))) (br $rl))))
 
 ;; Rotates pairs (i, i + half) of x[tokens][heads][headDim] by the angle whose cos/sin are
