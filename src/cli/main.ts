@@ -7,6 +7,7 @@
  */
 import { Command } from 'commander';
 import { TroupeError } from '../util/errors.js';
+import { rolloutCommand } from './rollout-command.js';
 import { registerModelCommand } from './model-command.js';
 
 const program = new Command();
@@ -17,6 +18,7 @@ program
   .showHelpAfterError();
 
 // Subcommands (one line each, in the order `--help` shows them):
+program.addCommand(rolloutCommand());
 registerModelCommand(program);
 
 try {

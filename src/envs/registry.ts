@@ -4,13 +4,14 @@
  * (docs/new-task.md).
  */
 import { TroupeError } from '../util/errors.js';
+import { sudokuTask } from './sudoku/index.js';
 import { toyTask } from './toy/index.js';
 import type { Env, TaskDefinition } from './types.js';
 
 // Options differ per task; the registry erases them and configs validate them per task.
 type AnyTaskDefinition = TaskDefinition<Env, any>;
 
-const registeredTasks: readonly AnyTaskDefinition[] = [toyTask];
+const registeredTasks: readonly AnyTaskDefinition[] = [sudokuTask, toyTask];
 
 export function taskNames(): string[] {
   return registeredTasks.map((task) => task.name);

@@ -5,6 +5,7 @@ import { PARSE_PENALTY } from '../envs/toy/toy-roles.js';
 import type { TeamOptions } from '../envs/types.js';
 import { createScriptedPolicy } from '../policy/scripted-policy.js';
 import type { Completion, Policy, SampleRequest } from '../policy/types.js';
+import { assertChosenStateContinues as replayChosen } from './replay-chosen.test-helper.js';
 import { rollout } from './rollout.js';
 import type { RolloutMode, RolloutOptions, Sample } from './types.js';
 
@@ -112,25 +113,10 @@ test('tree: the chosen branch is the best total (lowest index on ties)', async (
   }
 });
 
-/** Replays the chosen responses through the roles on a fresh env; every next prompt must match. */
 async function assertChosenStateContinues(order: 'sequential' | 'parallel'): Promise<void> {
   const input = { ...setup({ skill: 0.2, team: { order } }), tasks };
   const { samples } = await rollout(input);
-  for (const index of tasks) {
-    const env = input.source.make(index, 'train');
-    const chosen = samples.filter((s) => s.task_id === env.taskId && s.chosen);
-    for (let turn = 0; chosen.some((s) => s.turn === turn); turn++) {
-      const ctx = { turn, maxTurns: input.team.maxTurns };
-      const acting = input.team.roles.filter((r) => chosen.some((s) => s.turn === turn && s.role === r.name));
-      const startPrompts = acting.map((r) => r.prompt(env, ctx));
-      for (const [i, role] of acting.entries()) {
-        const sample = chosen.find((s) => s.turn === turn && s.role === role.name)!;
-        const expected = order === 'sequential' ? role.prompt(env, ctx) : startPrompts[i];
-        assert.equal(sample.prompt, expected, `${env.taskId} turn ${turn} ${role.name}`);
-        if (!env.done) role.step(env, role.parse(sample.response), ctx);
-      }
-    }
-  }
+  replayChosen(input.team, input.source, tasks, samples);
 }
 
 test('tree (sequential): the chosen branch state is what the next role and the next turn see', async () => {

@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TroupeError } from '../util/errors.js';
+import { runRolloutCommand } from './rollout-command.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'troupe-rollout-'));
+const config = join(dir, 'toy.yaml');
+writeFileSync(config, '# test config\nname: t\nseed: 4\ntasks:\n  name: toy\nrollout:\n  k: 3\n  tasks: 5\npolicy:\n  skill: 0.3\n');
+
+async function run(out: string, set: string[] = [], tasks?: number) {
+  let printed = '';
+  const result = await runRolloutCommand({ config, out, set, ...(tasks ? { tasks } : {}), print: (t) => (printed += t) });
+  return { ...result, printed, text: readFileSync(out, 'utf8') };
+}
+
+test('same seed gives a byte-identical file; a different seed a different one', async () => {
+  const a = await run(join(dir, 'a.jsonl'));
+  const b = await run(join(dir, 'b.jsonl'));
+  assert.ok(a.text.length > 0);
+  assert.equal(a.text, b.text);
+  const c = await run(join(dir, 'c.jsonl'), ['seed=5']);
+  assert.notEqual(c.text, a.text);
+});
+
+test('one JSON line per sample, keys in the fixed order', async () => {
+  const { text, summary } = await run(join(dir, 'keys.jsonl'));
+  const lines = text.trimEnd().split('\n');
+  assert.equal(lines.length, summary.samples);
+  const first = JSON.parse(lines[0]!);
+  assert.deepEqual(Object.keys(first), [
+    'task_id', 'turn', 'role', 'group', 'branch', 'chosen', 'prompt', 'response',
+    'reward', 'score', 'advantage', 'policy', 'finish_reason',
+  ]);
+  assert.deepEqual(Object.keys(first.reward), ['local', 'global', 'total']);
+  const withFailure = lines.map((l) => JSON.parse(l)).find((s) => s.failure !== undefined);
+  assert.ok(withFailure, 'a low-skill toy run overshoots somewhere');
+  const keys = Object.keys(withFailure);
+  assert.equal(keys.indexOf('failure'), keys.indexOf('policy') + 1);
+  // Independent mode writes `episode` instead of `chosen`.
+  const ind = JSON.parse((await run(join(dir, 'ind.jsonl'), ['rollout.mode=independent'])).text.split('\n')[0]!);
+  assert.equal(ind.episode, 0);
+  assert.equal('chosen' in ind, false);
+});
+
+test('creates the parent folder, leaves no temp file, prints a summary', async () => {
+  const out = join(dir, 'deep', 'er', 'r.jsonl');
+  const { printed, summary } = await run(out, [], 2);
+  assert.equal(summary.episodes, 2);
+  assert.deepEqual(readdirSync(join(dir, 'deep', 'er')), ['r.jsonl']);
+  assert.match(printed, /2 tasks, tree K=3/);
+  assert.match(printed, /success \d+\.\d% \(\d+\/2 episodes\)/);
+  assert.match(printed, /mean turns/);
+  assert.match(printed, /parse failures 0/);
+  assert.match(printed, /^tool\s+\d+\s+-?\d\.\d{3}/m);
+  assert.match(printed, /^plan\s+\d+/m);
+});
+
+test('advantages are written, and the zero-variance filter drops whole groups', async () => {
+  const plain = await run(join(dir, 'plain.jsonl'), ['advantage.estimator=mean']);
+  const samples = plain.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+  const byGroup = new Map<string, number[]>();
+  for (const s of samples) byGroup.set(s.group, [...(byGroup.get(s.group) ?? []), s.advantage]);
+  for (const advantages of byGroup.values()) {
+    assert.ok(Math.abs(advantages.reduce((a, b) => a + b, 0)) < 1e-9, 'mean advantages sum to 0 per group');
+  }
+  const filtered = await run(join(dir, 'filtered.jsonl'), ['advantage.filter_zero_variance=true', 'policy.skill=0.8']);
+  assert.ok(filtered.droppedGroups > 0, 'a good player ties in some nodes');
+  assert.ok(filtered.droppedGroups < filtered.groups, 'but not in all of them');
+  const written = filtered.text.split('\n').filter((l) => l.length > 0);
+  assert.equal(written.length, filtered.summary.samples - filtered.droppedSamples);
+  const groupsWritten = new Set(written.map((l) => JSON.parse(l).group));
+  assert.equal(groupsWritten.size, filtered.groups - filtered.droppedGroups);
+  assert.match(filtered.printed, /dropped \d+ zero-variance groups/);
+});
+
+test('config mistakes are config errors naming the key; nothing is written', async () => {
+  const out = join(dir, 'never.jsonl');
+  await assert.rejects(run(out, ['rollout.kk=2']), (e: unknown) => e instanceof TroupeError && e.category === 'config' && /rollout\.kk: unknown key/.test(e.message));
+  await assert.rejects(run(out, ['team.order=paralel']), /team\.order: expected one of sequential \| parallel, got "paralel"/);
+  assert.equal(readdirSync(dir).includes('never.jsonl'), false);
+});

@@ -1,0 +1,42 @@
+// Every example config must validate and start with the command that runs it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from './load-config.js';
+
+/** The repository root: the nearest folder above this file with a package.json. */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    assert.notEqual(parent, dir, 'package.json not found');
+    dir = parent;
+  }
+  return dir;
+}
+
+const examples = join(repoRoot(), 'examples');
+const files = readdirSync(examples).filter((f) => f.endsWith('.yaml')).sort();
+
+test('the examples folder has the expected configs', () => {
+  for (const name of ['toy.yaml', 'sudoku.yaml', 'sudoku-single.yaml']) assert.ok(files.includes(name), name);
+});
+
+for (const file of files) {
+  test(`examples/${file} validates and begins with its command`, () => {
+    const path = join(examples, file);
+    const config = loadConfig(path);
+    assert.equal(config.policy.kind, 'scripted');
+    const first = readFileSync(path, 'utf8').split('\n')[0]!;
+    assert.match(first, new RegExp(`^# npx troupe \\w+ examples/${file.replace('.', '\\.')} `));
+    if (file.endsWith('-single.yaml')) {
+      assert.equal(config.team.variant, 'single');
+      assert.equal(config.rollout.mode, 'independent');
+    } else {
+      assert.equal(config.team.variant, 'team');
+      assert.equal(config.rollout.mode, 'tree');
+    }
+  });
+}
