@@ -35,7 +35,7 @@ describe('grid geometry', () => {
 });
 
 describe('reading prompts back', () => {
-  const prompt = ['plan 2/4 m12', '#..G', 'P..#', 'tool RR', 'sim end 1,2 hit0 r=0.18', 'A:'].join('\n');
+  const prompt = ['PLAN 2/4 M12', '#..G', 'P..#', 'TOOL RR', 'SIM END 1,2 HIT0 R=0.18', 'A:'].join('\n');
 
   it('finds the board rows, the format and the move cap', () => {
     assert.deepEqual(readBoardRows(prompt, '#.PG'), ['#..G', 'P..#']);
@@ -59,18 +59,18 @@ describe('createScriptedMover', () => {
 
   it('skill 1 plays the optimal plan, capped by the prompt, in the prompt format', () => {
     const rng = new Rng(1);
-    assert.equal(mover({ role: 'agent', prompt: 'agent 1/4 m20\npos 1\nA:', skill: 1, rng }), 'RRRR\n');
-    assert.equal(mover({ role: 'agent', prompt: 'agent 1/4 m2\npos 1\nA:', skill: 1, rng }), 'RR\n');
+    assert.equal(mover({ role: 'agent', prompt: 'AGENT 1/4 M20\npos 1\nA:', skill: 1, rng }), 'RRRR\n');
+    assert.equal(mover({ role: 'agent', prompt: 'AGENT 1/4 M2\npos 1\nA:', skill: 1, rng }), 'RR\n');
     assert.equal(mover({ role: 'agent', prompt: 'pos 3\nWrite at most 9 moves\nAnswer:', skill: 1, rng }), 'R, R');
   });
 
   it('skill 0 plays random moves of the same length; the same rng seed replays them', () => {
     const texts = Array.from({ length: 20 }, (_, i) =>
-      mover({ role: 'agent', prompt: 'agent 1/4 m20\npos 0\nA:', skill: 0, rng: new Rng(i) }),
+      mover({ role: 'agent', prompt: 'AGENT 1/4 M20\npos 0\nA:', skill: 0, rng: new Rng(i) }),
     );
     assert.ok(texts.every((t) => /^[UDLR]{5}\n$/.test(t)));
     assert.ok(texts.some((t) => t !== 'RRRRR\n'));
     assert.ok(new Set(texts).size > 10);
-    assert.equal(mover({ role: 'agent', prompt: 'agent 1/4 m20\npos 0\nA:', skill: 0, rng: new Rng(3) }), texts[3]);
+    assert.equal(mover({ role: 'agent', prompt: 'AGENT 1/4 M20\npos 0\nA:', skill: 0, rng: new Rng(3) }), texts[3]);
   });
 });

@@ -3,16 +3,17 @@
  * a small model) can read it back: the board rows are lines made only of board characters,
  * compact prompts end with the marker line `A:`, natural prompts with `Answer:`.
  *
- * Compact (a 10x10 Plan-Path `plan` prompt, ~180 characters):
+ * Compact (a 10x10 Plan-Path `plan` prompt, ~180 characters). It uses only upper case, digits and
+ * a few symbols, all inside the standard 64-token character vocabulary of the small models:
  *
- *     plan 1/4 m20
+ *     PLAN 1/4 M20
  *     ..#.......        (one line per board row)
- *     tool RRDD
- *     sim end 3,4 hit1 r=-0.35
+ *     TOOL RRDD
+ *     SIM END 3,4 HIT1 R=-0.35
  *     A:
  *
- * `m20` is the move cap of one answer. `tool ?` means the tool's text could not be parsed,
- * `tool -` that it has not proposed anything this turn (parallel turn order).
+ * `M20` is the move cap of one answer. `TOOL ?` means the tool's text could not be parsed,
+ * `TOOL -` that it has not proposed anything this turn (parallel turn order).
  */
 import { formatMoves } from './parse-moves.js';
 import type { TurnContext } from '../types.js';
@@ -46,13 +47,13 @@ export function buildMovePrompt<E extends MoveEnv<R>, R extends MoveReport>(inpu
 function compactPrompt<E extends MoveEnv<R>, R extends MoveReport>(input: MovePromptInput<E, R>): string {
   const { role, env, ctx, maxMoves, presenter } = input;
   const status = presenter.status(env, 'compact');
-  const lines = [`${role} ${ctx.turn + 1}/${ctx.maxTurns} m${maxMoves}${status === '' ? '' : ` ${status}`}`];
+  const lines = [`${role.toUpperCase()} ${ctx.turn + 1}/${ctx.maxTurns} M${maxMoves}${status === '' ? '' : ` ${status}`}`];
   lines.push(...presenter.board(env));
   if (input.showProposal) {
     const proposal = currentProposal(env, ctx);
-    if (proposal === undefined) lines.push('tool -');
-    else if (proposal.report === undefined || proposal.moves === undefined) lines.push('tool ?');
-    else lines.push(`tool ${proposal.moves}`, `sim ${presenter.describe(proposal.report, 'compact')}`);
+    if (proposal === undefined) lines.push('TOOL -');
+    else if (proposal.report === undefined || proposal.moves === undefined) lines.push('TOOL ?');
+    else lines.push(`TOOL ${proposal.moves}`, `SIM ${presenter.describe(proposal.report, 'compact')}`);
   }
   lines.push(COMPACT_ANSWER_MARKER);
   return lines.join('\n');

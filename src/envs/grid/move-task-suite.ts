@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { STANDARD_ALPHABET } from '../../engine/tokenizer/char-tokenizer.js';
 import { TroupeError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
 import type { TaskDefinition, TeamOptions } from '../types.js';
@@ -99,9 +100,13 @@ export function runMoveTaskSuite<E extends MoveEnv<MoveReport>>(suite: MoveTaskS
       // Only the history grew: the board is as before.
       assert.equal(state(env), before);
       const prompt = plan.prompt(env, ctx);
-      assert.match(prompt, new RegExp(`^tool ${moves.join('')}$`, 'm'));
-      assert.match(prompt, /^sim .*r=\d+\.\d\d$/m);
+      assert.match(prompt, new RegExp(`^TOOL ${moves.join('')}$`, 'm'));
+      assert.match(prompt, /^SIM .*R=\d+\.\d\d$/m);
       assert.equal(prompt.split('\n').at(-1), 'A:');
+      for (const text of [prompt, tool.prompt(env, ctx)]) {
+        const outside = [...text].filter((ch) => !STANDARD_ALPHABET.includes(ch));
+        assert.deepEqual(outside, [], 'compact prompts stay inside the small models\' character vocabulary');
+      }
       // The plan commits the same moves for real and earns exactly what the simulation said.
       const committed = plan.step(env, plan.parse(moves.join('')), ctx);
       assert.equal(committed.local, outcome.local);
@@ -123,7 +128,7 @@ export function runMoveTaskSuite<E extends MoveEnv<MoveReport>>(suite: MoveTaskS
       }
       assert.equal(env.history.length, 3);
       assert.ok(env.history.every((record) => record.failure !== undefined && record.report === undefined));
-      assert.match(plan.prompt(env, ctx), /^tool \?$/m);
+      assert.match(plan.prompt(env, ctx), /^TOOL \?$/m);
       const committed = plan.step(env, plan.parse('xyz'), ctx);
       assert.equal(committed.local, env.invalidPenalty);
       assert.equal(env.history.at(-1)!.kind, 'commit');
@@ -147,7 +152,7 @@ export function runMoveTaskSuite<E extends MoveEnv<MoveReport>>(suite: MoveTaskS
       };
       assert.equal(rate(1), 1);
       const random = rate(0);
-      assert.ok(random < 0.5, `skill 0 solved ${random * 100}% of the instances`);
+      assert.ok(random < 0.2, `skill 0 solved ${random * 100}% of the instances`);
     });
 
     it('single variant, natural format: the agent role alone, and scripted skill 1 still solves', () => {

@@ -27,9 +27,9 @@ export function readPromptFormat(prompt: string): PromptFormat {
   return lines[lines.length - 1] === COMPACT_ANSWER_MARKER ? 'compact' : 'natural';
 }
 
-/** The move cap stated in the prompt (`m20` in the compact header, "at most 20 moves"). */
+/** The move cap stated in the prompt (`M20` in the compact header, "at most 20 moves"). */
 export function readMaxMoves(prompt: string): number | undefined {
-  const compact = /^\S+ \d+\/\d+ m(\d+)\b/m.exec(prompt);
+  const compact = /^\S+ \d+\/\d+ M(\d+)\b/m.exec(prompt);
   const natural = /at most (\d+) moves/.exec(prompt);
   const found = compact?.[1] ?? natural?.[1];
   return found === undefined ? undefined : Number(found);

@@ -67,9 +67,12 @@ export interface MoveEnv<R extends MoveReport = MoveReport> extends Env {
 export interface MovePresenter<E extends MoveEnv<R>, R extends MoveReport> {
   /** Board rows, the same characters in both formats (the scripted player reads them back). */
   board(env: E): string[];
-  /** Facts shown after the board: a short token (compact), sentences (natural), or ''. */
+  /**
+   * Facts shown in the header (compact: a short upper-case token such as `ON0/1`) or after
+   * the board (natural: sentences); '' for none.
+   */
   status(env: E, format: PromptFormat): string;
-  /** The result of a move list in one line. */
+  /** The result of a move list in one line (compact: upper case, digits and symbols only). */
   describe(report: R, format: PromptFormat): string;
   /** Natural format only: what the puzzle is, the legend and the rules, one paragraph a line. */
   rules(env: E): string[];

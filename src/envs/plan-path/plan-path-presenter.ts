@@ -34,8 +34,8 @@ export const planPathPresenter: MovePresenter<PlanPathEnv, PlanPathReport> = {
 
   describe(report, format: PromptFormat) {
     if (format === 'compact') {
-      const where = report.solved ? (report.optimal ? 'goal opt' : 'goal') : `end ${report.endRow},${report.endCol}`;
-      return `${where} hit${report.invalid} r=${formatReward(report.reward)}`;
+      const where = report.solved ? (report.optimal ? 'GOAL OPT' : 'GOAL') : `END ${report.endRow},${report.endCol}`;
+      return `${where} HIT${report.invalid} R=${formatReward(report.reward)}`;
     }
     const where = report.solved
       ? `reaches the goal${report.optimal ? ' by a shortest path' : ''}`

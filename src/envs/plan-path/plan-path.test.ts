@@ -132,7 +132,7 @@ describe('plan-path: generated instances and prompts', () => {
     assert.equal(dense.task.walls.reduce((a, b) => a + b, 0), Math.round(0.22 * 100));
   });
 
-  it('a 10x10 compact prompt is short, uses a small alphabet, and ends with A:', () => {
+  it('a 10x10 compact prompt is under 200 characters and ends with A:', () => {
     const team = planPathTask.createTeam(options, teamOptions(planPathTask));
     const [tool, plan] = team.roles as [(typeof team.roles)[0], (typeof team.roles)[0]];
     const env = source.make(7, 'train');
@@ -143,7 +143,6 @@ describe('plan-path: generated instances and prompts', () => {
     const planPrompt = plan.prompt(env, ctx);
     assert.ok(planPrompt.length <= 200, `${planPrompt.length} chars:\n${planPrompt}`);
     for (const prompt of [toolPrompt, planPrompt]) {
-      assert.match(prompt, /^[#.PGUDLRa-z0-9 ,=\-/?:A\n]+$/);
       assert.equal(prompt.split('\n').at(-1), 'A:');
     }
     assert.equal(toolPrompt.split('\n').filter((line) => /^[#.PG]{10}$/.test(line)).length, 10);

@@ -1,8 +1,9 @@
 /**
  * How Sokoban looks in prompts. Board characters (both formats):
- *   `#` wall   `.` floor   `x` dead floor (a box pushed there is stuck for good)
+ *   `#` wall   `.` floor   `X` dead floor (a box pushed there is stuck for good)
  *   `G` goal   `B` box   `*` box on a goal   `P` player   `+` player on a goal
- * The `x` marks are the deadlock hints; the status shows the boxes on goals (`on0/1`).
+ * The `X` marks are the deadlock hints; the status shows the boxes on goals (`ON0/1`).
+ * All characters are in the small models' standard character vocabulary (no lower case).
  */
 import { cellAt } from '../grid/grid-shape.js';
 import type { MovePresenter, PromptFormat } from '../grid/types.js';
@@ -13,7 +14,7 @@ import { SOKOBAN_REWARDS, type SokobanEnv, type SokobanReport } from './sokoban-
 export const SOKOBAN_CELLS = {
   wall: '#',
   floor: '.',
-  dead: 'x',
+  dead: 'X',
   goal: 'G',
   box: 'B',
   boxOnGoal: '*',
@@ -46,13 +47,13 @@ export const sokobanPresenter: MovePresenter<SokobanEnv, SokobanReport> = {
   status(env, format: PromptFormat) {
     const on = boxesOnGoals(env.task.room, env.state);
     const total = env.state.boxes.length;
-    return format === 'compact' ? `on${on}/${total}` : `Boxes on goals: ${on} of ${total}.`;
+    return format === 'compact' ? `ON${on}/${total}` : `Boxes on goals: ${on} of ${total}.`;
   },
 
   describe(report, format: PromptFormat) {
     if (format === 'compact') {
-      const end = report.solved ? ' solved' : report.deadlock ? ' dead' : '';
-      return `push${report.pushes} hit${report.invalid} on${report.onGoals}/${report.boxes}${end} r=${formatReward(report.reward)}`;
+      const end = report.solved ? ' SOLVED' : report.deadlock ? ' DEAD' : '';
+      return `PUSH${report.pushes} HIT${report.invalid} ON${report.onGoals}/${report.boxes}${end} R=${formatReward(report.reward)}`;
     }
     const end = report.solved ? ' The puzzle is solved.' : report.deadlock ? ' A box is stuck: the puzzle can no longer be solved.' : '';
     return `pushes a box ${report.pushes} times; ${report.invalid} moves are blocked; ${report.onGoals} of ${report.boxes} boxes end on goals; reward ${formatReward(report.reward)}.${end}`;
@@ -61,9 +62,9 @@ export const sokobanPresenter: MovePresenter<SokobanEnv, SokobanReport> = {
   rules() {
     return [
       'Puzzle: Sokoban. Push every box onto a goal.',
-      'Legend: # wall, . floor, x floor where a box gets stuck for good (never push a box there), G goal, B box, * box on a goal, P you, + you on a goal.',
+      'Legend: # wall, . floor, X floor where a box gets stuck for good (never push a box there), G goal, B box, * box on a goal, P you, + you on a goal.',
       'You walk one cell per move. Walking into a box pushes it one cell if the cell behind it is floor; you cannot pull boxes or push two at once.',
-      `Each move costs ${-SOKOBAN_REWARDS.step}; a blocked move costs ${-SOKOBAN_REWARDS.invalid}. A box pushed onto a goal gives +${SOKOBAN_REWARDS.boxOnGoal}, off a goal ${SOKOBAN_REWARDS.boxOffGoal}; solving gives +${SOKOBAN_REWARDS.solved}. A box stuck on an x cell ends the game as a failure.`,
+      `Each move costs ${-SOKOBAN_REWARDS.step}; a blocked move costs ${-SOKOBAN_REWARDS.invalid}. A box pushed onto a goal gives +${SOKOBAN_REWARDS.boxOnGoal}, off a goal ${SOKOBAN_REWARDS.boxOffGoal}; solving gives +${SOKOBAN_REWARDS.solved}. A box stuck on an X cell ends the game as a failure.`,
     ];
   },
 };

@@ -26,7 +26,7 @@ runMoveTaskSuite({
   ],
 });
 
-/** A hand-drawn task in the prompt's characters (`x` marks are recomputed, not read). */
+/** A hand-drawn task in the prompt's characters (`X` marks are recomputed, not read). */
 function taskFromRows(rows: string[]): SokobanTask {
   const view = readSokoban(rows.join('\n'));
   assert.ok(view !== undefined, 'bad test board');
@@ -112,11 +112,11 @@ describe('sokoban: rules and rewards on hand-drawn rooms', () => {
 
   it('the observation shows dead squares, boxes on goals and the player on a goal', () => {
     const env = new SokobanEnv(taskFromRows(['######', '#.PBG#', '#....#', '#....#', '#....#', '######']));
-    assert.deepEqual(sokobanPresenter.board(env), ['######', '#xPBG#', '#x...#', '#x...#', '#xxxx#', '######']);
-    assert.equal(sokobanPresenter.status(env, 'compact'), 'on0/1');
+    assert.deepEqual(sokobanPresenter.board(env), ['######', '#XPBG#', '#X...#', '#X...#', '#XXXX#', '######']);
+    assert.equal(sokobanPresenter.status(env, 'compact'), 'ON0/1');
     env.applyMoves(moves('R'));
-    assert.deepEqual(sokobanPresenter.board(env).slice(1, 2), ['#x.P*#']);
-    assert.equal(sokobanPresenter.status(env, 'compact'), 'on1/1');
+    assert.deepEqual(sokobanPresenter.board(env).slice(1, 2), ['#X.P*#']);
+    assert.equal(sokobanPresenter.status(env, 'compact'), 'ON1/1');
   });
 
   it('global reward measures box distance progress, capped below success', () => {
@@ -172,7 +172,7 @@ describe('sokoban: generated instances', () => {
     const env = source.make(1, 'train');
     const prompt = team.roles[0]!.prompt(env, { turn: 0, maxTurns: team.maxTurns });
     assert.ok(prompt.length < 100, `${prompt.length} chars`);
-    assert.match(prompt, /^tool 1\/5 m20 on0\/1\n/);
+    assert.match(prompt, /^TOOL 1\/5 M20 ON0\/1\n/);
     assert.equal(prompt.split('\n').at(-1), 'A:');
   });
 });
