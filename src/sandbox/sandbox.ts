@@ -1,7 +1,7 @@
 /**
  * The entry point for running model-written code: a queue in front of run-program.ts that
- * keeps at most `concurrency` programs running at once, and gives each running slot its own
- * unprivileged uid (so the per-uid process limit of one run never counts another's processes).
+ * keeps at most `concurrency` programs running at once, and gives each running program its
+ * own unprivileged uid (so the per-uid process limit of one run never counts another's).
  */
 import { TroupeError } from '../util/errors.js';
 import { probeHost, type HostSetup, type ProbeOptions } from './probe-host.js';
@@ -15,14 +15,31 @@ export interface SandboxOptions extends ProbeOptions {
   readonly limits?: Partial<SandboxLimits>;
 }
 
-/** Most slots one Sandbox hands out; each slot is one uid. */
+/** Most programs one Sandbox runs at once. */
 const MAX_CONCURRENCY = 64;
+/** Uids one Troupe process may use at once, across all its Sandbox objects. */
+const UIDS_PER_PROCESS = 4096;
 /**
- * Sandbox uids: far above any real account, one block of 64 per Troupe process (by pid), so
- * two Troupe processes on one machine (parallel test files) do not share a process limit.
+ * Sandbox uids: far above any real account, one block per Troupe process (by pid), so two
+ * Troupe processes on one machine (parallel test files) never share a uid and hence never
+ * share a per-uid process limit. Every running program has a uid of its own.
  */
-function slotUid(slot: number): number {
-  return 1_000_000_000 + (process.pid % 1_000_000) * MAX_CONCURRENCY + slot;
+export const SANDBOX_UID_BASE = 1_000_000_000 + (process.pid % 500_000) * UIDS_PER_PROCESS;
+const freeUids: number[] = [];
+let nextUid = 0;
+
+function takeUid(): number {
+  const uid = freeUids.pop();
+  if (uid !== undefined) return uid;
+  if (nextUid >= UIDS_PER_PROCESS) {
+    throw new TroupeError('sandbox', `more than ${UIDS_PER_PROCESS} sandboxed programs are running at once in this process; lower the concurrency.`);
+  }
+  return SANDBOX_UID_BASE + nextUid++;
+}
+
+/** True for a uid this process hands to sandboxed programs (for process-table checks). */
+export function isSandboxUid(uid: number): boolean {
+  return uid >= SANDBOX_UID_BASE && uid < SANDBOX_UID_BASE + UIDS_PER_PROCESS;
 }
 
 function checkLimits(limits: SandboxLimits): void {
@@ -38,8 +55,8 @@ export class Sandbox {
   readonly limits: SandboxLimits;
   private readonly probeOptions: ProbeOptions;
   private host: HostSetup | undefined;
-  private readonly freeSlots: number[];
-  private readonly waiting: Array<(slot: number) => void> = [];
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
 
   constructor(options: SandboxOptions = {}) {
     const concurrency = options.concurrency ?? 2;
@@ -53,7 +70,6 @@ export class Sandbox {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     checkLimits(this.limits);
     this.probeOptions = options.python === undefined ? {} : { python: options.python };
-    this.freeSlots = Array.from({ length: concurrency }, (_, i) => concurrency - 1 - i);
   }
 
   /** Host facts, probed on first use (throws a `sandbox` TroupeError when the host cannot sandbox). */
@@ -67,11 +83,13 @@ export class Sandbox {
     const limits = { ...this.limits, ...request.limits };
     checkLimits(limits);
     const host = this.hostSetup();
-    const slot = await this.acquire();
+    await this.acquire();
+    const uid = takeUid();
     try {
-      return await runProgram(host, request, limits, slotUid(slot));
+      return await runProgram(host, request, limits, uid);
     } finally {
-      this.release(slot);
+      freeUids.push(uid);
+      this.release();
     }
   }
 
@@ -80,15 +98,23 @@ export class Sandbox {
     return this.waiting.length;
   }
 
-  private acquire(): Promise<number> {
-    const slot = this.freeSlots.pop();
-    if (slot !== undefined) return Promise.resolve(slot);
+  /** Programs running now. */
+  get active(): number {
+    return this.running;
+  }
+
+  private acquire(): Promise<void> {
+    if (this.running < this.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    // The releasing run hands its place over directly, so `running` stays unchanged.
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private release(slot: number): void {
+  private release(): void {
     const next = this.waiting.shift();
-    if (next) next(slot);
-    else this.freeSlots.push(slot);
+    if (next) next();
+    else this.running--;
   }
 }
