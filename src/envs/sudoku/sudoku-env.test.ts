@@ -25,7 +25,7 @@ test('simulate leaves the board alone; commit applies the valid fills', () => {
 
 test('clones are independent in board and history, both ways', () => {
   const env = puzzleEnv();
-  env.record({ turn: 0, role: 'tool', kind: 'propose', fills: [], results: [], reward: 0, solved: false, empty: 8 });
+  env.record({ turn: 0, role: 'tool', kind: 'proposal', fills: [], results: [], reward: 0, solved: false, empty: 8 });
   const clone = env.clone();
   assert.ok(clone instanceof SudokuEnv);
   clone.commit([{ row: 1, col: 2, digit: 2 }]);

@@ -4,7 +4,7 @@
  * lives here, so a clone prompts exactly like its original.
  */
 import type { Env } from '../types.js';
-import { type Fill, type FillResult, applyFills } from './apply-fills.js';
+import { type Fill, type FillResult, type FillsOutcome, applyFills } from './apply-fills.js';
 import type { SudokuPuzzle } from './generate-sudoku.js';
 import { type Cells, emptyCount, sameCells } from './sudoku-grid.js';
 
@@ -13,7 +13,7 @@ export interface SudokuRecord {
   readonly turn: number;
   readonly role: string;
   /** `propose`: judged on a copy, board unchanged; `commit`: applied to the board. */
-  readonly kind: 'propose' | 'commit';
+  readonly kind: 'proposal' | 'commit';
   readonly fills: readonly Fill[];
   readonly results: readonly FillResult[];
   readonly reward: number;
@@ -31,11 +31,11 @@ export class SudokuEnv implements Env {
   private board: number[];
   private readonly records: SudokuRecord[];
 
-  constructor(taskId: string, puzzle: SudokuPuzzle, board?: Cells, records?: readonly SudokuRecord[]) {
+  constructor(taskId: string, puzzle: SudokuPuzzle) {
     this.taskId = taskId;
     this.puzzle = puzzle;
-    this.board = [...(board ?? puzzle.givens)];
-    this.records = [...(records ?? [])];
+    this.board = [...puzzle.givens];
+    this.records = [];
   }
 
   get cells(): Cells {
@@ -65,12 +65,12 @@ export class SudokuEnv implements Env {
   }
 
   /** Judges fills on a copy of the board; the board and history are unchanged. */
-  simulate(fills: readonly Fill[]) {
+  simulate(fills: readonly Fill[]): FillsOutcome {
     return applyFills({ cells: this.board, givens: this.puzzle.givens, solution: this.puzzle.solution, fills });
   }
 
   /** Applies the valid fills to the board. */
-  commit(fills: readonly Fill[]) {
+  commit(fills: readonly Fill[]): FillsOutcome {
     const outcome = this.simulate(fills);
     this.board = outcome.cells;
     return outcome;
@@ -85,6 +85,9 @@ export class SudokuEnv implements Env {
 
   clone(): this {
     // Records are frozen once written, so the copies may share them; the arrays are new.
-    return new SudokuEnv(this.taskId, this.puzzle, this.board, this.records) as this;
+    const copy = new SudokuEnv(this.taskId, this.puzzle);
+    copy.board = [...this.board];
+    copy.records.push(...this.records);
+    return copy as this;
   }
 }

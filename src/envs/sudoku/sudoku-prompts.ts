@@ -3,18 +3,19 @@
  * one model can learn all of them. Prompts are pure functions of (env, role, turn): clones
  * prompt identically and a GRPO group's prompts are byte-identical.
  *
- * compact (tiny character-level models; `plan` shown, `tool` and `agent` omit the tool/sim lines):
+ * compact (tiny character-level models; only upper case, digits and a few symbols, all inside
+ * the standard 64-token character vocabulary; `plan` shown, `tool` and `agent` omit TOOL/SIM):
  *
- *     plan 1/3 m16       role, turn/turns, most fills per answer
+ *     PLAN 1/3 M16       role, turn/turns, most fills per answer
  *     1.3.               the board, `.` empty
  *     ..1.
  *     ....
  *     2..4
- *     tool 122 231       this turn's proposal as RCD triples (`tool -` none yet, `tool ?` unparseable)
- *     sim vx e=7         one verdict per fill (v ok, g given, r out of range, x conflict),
- *     A:                 empty cells left, and ` win` if it would solve
+ *     TOOL 122 231       this turn's proposal as RCD triples (`TOOL -` none yet, `TOOL ?` unparseable)
+ *     SIM VX E=7         one verdict per fill (V ok, G given, R out of range, X conflict),
+ *     A:                 empty cells left, and ` WIN` if it would solve
  *
- * Unlike the grid tasks' `sim` line, this one shows no reward: the shaping term counts digits
+ * Unlike the grid tasks' `SIM` line, this one shows no reward: the shaping term counts digits
  * that match the hidden solution, so a reward would let the tool probe single digits and the
  * plan commit only the confirmed ones, an oracle the published task does not offer. The
  * verdicts are what checking the rules on a copy of the board reveals, nothing more.
@@ -41,7 +42,7 @@ export interface SudokuPromptInput {
   readonly maxFills: number;
 }
 
-const VERDICT_CODES: Record<FillVerdict, string> = { ok: 'v', given: 'g', range: 'r', conflict: 'x' };
+const VERDICT_CODES: Record<FillVerdict, string> = { ok: 'V', given: 'G', range: 'R', conflict: 'X' };
 const UNIT_NAMES: Record<Unit, string> = { row: 'row', col: 'column', box: 'box' };
 const NATURAL_ROLE_JOBS: Readonly<Record<string, string>> = {
   agent: 'You are the agent. The fills you write are played on the board.',
@@ -52,22 +53,22 @@ export function currentProposal(env: SudokuEnv, turn: number): SudokuRecord | un
   for (let i = env.history.length - 1; i >= 0; i--) {
     const record = env.history[i];
     if (record === undefined || record.turn !== turn) return undefined;
-    if (record.kind === 'propose') return record;
+    if (record.kind === 'proposal') return record;
   }
   return undefined;
 }
 
 export function compactPrompt(input: SudokuPromptInput): string {
   const { env, role, ctx, maxFills } = input;
-  const lines = [`${role} ${ctx.turn + 1}/${ctx.maxTurns} m${maxFills}`, renderCompactGrid(env.cells)];
+  const lines = [`${role.toUpperCase()} ${ctx.turn + 1}/${ctx.maxTurns} M${maxFills}`, renderCompactGrid(env.cells)];
   if (role === 'plan') {
     const proposal = currentProposal(env, ctx.turn);
-    if (proposal === undefined) lines.push('tool -');
-    else if (proposal.failure !== undefined) lines.push('tool ?');
+    if (proposal === undefined) lines.push('TOOL -');
+    else if (proposal.failure !== undefined) lines.push('TOOL ?');
     else {
       const fills = proposal.fills.map((f) => `${f.row}${f.col}${f.digit}`).join(' ');
       const verdicts = proposal.results.map((r) => VERDICT_CODES[r.verdict]).join('');
-      lines.push(`tool ${fills}`, `sim ${verdicts} e=${proposal.empty}${proposal.solved ? ' win' : ''}`);
+      lines.push(`TOOL ${fills}`, `SIM ${verdicts} E=${proposal.empty}${proposal.solved ? ' WIN' : ''}`);
     }
   }
   lines.push(COMPACT_ANSWER_MARKER);
@@ -92,7 +93,7 @@ function describeFill(result: FillResult): string {
 function describeRecord(record: SudokuRecord): string {
   const head = `Turn ${record.turn + 1}, ${record.role}`;
   if (record.failure !== undefined) return `${head}: an answer that could not be used (${record.failure}).`;
-  const verb = record.kind === 'propose' ? 'proposed' : 'wrote';
+  const verb = record.kind === 'proposal' ? 'proposed' : 'wrote';
   const tail = record.solved ? ' The puzzle was solved.' : ` ${record.empty} empty cells left.`;
   return `${head} ${verb}: ${record.results.map(describeFill).join('; ')}.${tail}`;
 }

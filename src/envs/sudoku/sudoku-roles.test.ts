@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { STANDARD_ALPHABET } from '../../engine/tokenizer/char-tokenizer.js';
 import { TroupeError } from '../../util/errors.js';
+import { Rng } from '../../util/rng.js';
 import type { Team, TeamOptions } from '../types.js';
 import { sudokuTask } from './index.js';
 import type { SudokuEnv } from './sudoku-env.js';
@@ -31,16 +33,16 @@ test('the tool proposal is judged on a copy and shown to plan in the same turn',
   const { first: tool, second: plan } = roles(sudokuTask.createTeam(options, teamOptions));
   assert.ok(plan !== undefined);
   const env = puzzleEnv();
-  assert.equal(tool.prompt(env, t0), `tool 1/3 m16\n${BOARD}\nA:`);
-  assert.equal(plan.prompt(env, t0), `plan 1/3 m16\n${BOARD}\ntool -\nA:`);
+  assert.equal(tool.prompt(env, t0), `TOOL 1/3 M16\n${BOARD}\nA:`);
+  assert.equal(plan.prompt(env, t0), `PLAN 1/3 M16\n${BOARD}\nTOOL -\nA:`);
   // (1,2)=2 is right; then (1,2)=1 repeats the 1 of row 1.
   const out = tool.step(env, tool.parse('122 121\n'), t0);
   assertClose(out.local, -0.01 + 0.1 - 0.1);
   assert.equal(out.failure, 'tool: invalid fills: 1 conflict');
   assert.deepEqual(env.cells, PUZZLE.givens, 'the tool never changes the board');
-  assert.equal(plan.prompt(env, t0), `plan 1/3 m16\n${BOARD}\ntool 122 121\nsim vx e=7\nA:`);
+  assert.equal(plan.prompt(env, t0), `PLAN 1/3 M16\n${BOARD}\nTOOL 122 121\nSIM VX E=7\nA:`);
   // A proposal belongs to its turn: next turn's plan has not seen one yet.
-  assert.match(plan.prompt(env, t1), /\ntool -\n/);
+  assert.match(plan.prompt(env, t1), /\nTOOL -\n/);
 });
 
 test('plan commits its own fills and earns their reward; the global reward tracks progress', () => {
@@ -49,7 +51,7 @@ test('plan commits its own fills and earns their reward; the global reward track
   assert.ok(plan !== undefined);
   const env = puzzleEnv();
   tool.step(env, tool.parse('122 144 999'), t0);
-  assert.match(plan.prompt(env, t0), /\ntool 122 144 999\nsim vvr e=6\nA:$/);
+  assert.match(plan.prompt(env, t0), /\nTOOL 122 144 999\nSIM VVR E=6\nA:$/);
   const out = plan.step(env, plan.parse('122 144'), t0);
   assertClose(out.local, 2 * 0.09);
   assert.equal(out.failure, undefined);
@@ -72,7 +74,7 @@ test('the simulated proposal of a solving answer says win and earns what the com
   const text = SOLVING_FILLS.map((f) => `${f.row}${f.col}${f.digit}`).join(' ');
   const proposed = tool.step(env, tool.parse(text), t0);
   assert.equal(env.done, false);
-  assert.match(plan.prompt(env, t0), /\nsim vvvvvvvv e=0 win\n/);
+  assert.match(plan.prompt(env, t0), /\nSIM VVVVVVVV E=0 WIN\n/);
   const committed = plan.step(env, plan.parse(text), t0);
   assertClose(proposed.local, committed.local);
   assertClose(committed.local, 8 * 0.09 + 1);
@@ -85,13 +87,13 @@ test('parse failures are penalised, change nothing and are recorded for later pr
   const toolOut = tool.step(env, tool.parse('solve it\n'), t0);
   assertClose(toolOut.local, -0.1);
   assert.match(toolOut.failure ?? '', /^tool: bad fill "solve"/);
-  assert.match(plan.prompt(env, t0), /\ntool \?\nA:$/);
+  assert.match(plan.prompt(env, t0), /\nTOOL \?\nA:$/);
   const planOut = plan.step(env, plan.parse('\n'), t0);
   assertClose(planOut.local, -0.1);
   assert.match(planOut.failure ?? '', /^plan: no fills/);
   assert.deepEqual(env.cells, PUZZLE.givens);
   assert.deepEqual(env.history.map((r) => [r.role, r.kind, r.failure !== undefined]), [
-    ['tool', 'propose', true],
+    ['tool', 'proposal', true],
     ['plan', 'commit', true],
   ]);
 });
@@ -116,4 +118,19 @@ test('the natural-format tool needs the sandbox: a config error says what to use
     () => sudokuTask.createTeam(options, { ...teamOptions, format: 'natural' }),
     (e: unknown) => e instanceof TroupeError && e.category === 'config' && /sandbox/.test(e.message) && /team\.variant: single/.test(e.message),
   );
+});
+
+test('compact prompts and answers stay inside the small models\' 64-character vocabulary', () => {
+  const team = sudokuTask.createTeam(options, teamOptions);
+  const { first: tool, second: plan } = roles(team);
+  assert.ok(plan !== undefined);
+  const outside = (text: string) => [...text].filter((ch) => !STANDARD_ALPHABET.includes(ch));
+  const env = puzzleEnv();
+  const texts = [tool.prompt(env, t0), plan.prompt(env, t0)];
+  tool.step(env, tool.parse('garbage'), t0);
+  texts.push(plan.prompt(env, t0));
+  const answer = sudokuTask.scripted({ role: 'tool', prompt: texts[0] ?? '', skill: 0.5, rng: new Rng(1) });
+  tool.step(env, tool.parse(answer), t0);
+  texts.push(plan.prompt(env, t0), answer);
+  for (const text of texts) assert.deepEqual(outside(text), [], text);
 });

@@ -44,7 +44,7 @@ function invalidSummary(outcome: FillsOutcome): string | undefined {
 function stepWith(
   env: SudokuEnv,
   role: string,
-  kind: 'propose' | 'commit',
+  kind: 'proposal' | 'commit',
   action: ParseResult<Fill[]>,
   ctx: TurnContext,
 ): StepOutcome {
@@ -53,7 +53,7 @@ function stepWith(
     env.record({ turn: ctx.turn, role, kind, fills: [], results: [], reward, solved: false, empty: emptyCount(env.cells), failure: action.reason });
     return { local: reward, failure: `${role}: ${action.reason}`, info: { parsed: false } };
   }
-  const outcome = kind === 'propose' ? env.simulate(action.action) : env.commit(action.action);
+  const outcome = kind === 'proposal' ? env.simulate(action.action) : env.commit(action.action);
   env.record({
     turn: ctx.turn,
     role,
@@ -67,7 +67,7 @@ function stepWith(
   const applied = outcome.results.filter((r) => r.verdict === 'ok').length;
   const info = {
     parsed: true,
-    simulated: kind === 'propose',
+    simulated: kind === 'proposal',
     fills: outcome.results.length,
     applied,
     rejected: outcome.results.length - applied,
@@ -88,7 +88,7 @@ export function createToolRole(options: { readonly maxFills: number }): SudokuRo
     name: 'tool',
     prompt: (env, ctx) => compactPrompt({ env, role: 'tool', ctx, maxFills }),
     parse: parserFor({ format: 'compact', maxFills }),
-    step: (env, action, ctx) => stepWith(env, 'tool', 'propose', action, ctx),
+    step: (env, action, ctx) => stepWith(env, 'tool', 'proposal', action, ctx),
   };
 }
 

@@ -32,11 +32,11 @@ test('the board reads back from both prompt formats', () => {
   const rng = new Rng(5);
   for (let k = 0; k < 50; k++) {
     const cells = Array.from({ length: 16 }, () => rng.int(5));
-    assert.deepEqual(readPromptGrid(`agent 1/3 m16\n${renderCompactGrid(cells)}\nA:`), { cells, format: 'compact' });
+    assert.deepEqual(readPromptGrid(`AGENT 1/3 M16\n${renderCompactGrid(cells)}\nA:`), { cells, format: 'compact' });
     assert.deepEqual(readPromptGrid(`Intro (1, 2).\n\n${renderNaturalGrid(cells)}\nAnswer:`), { cells, format: 'natural' });
   }
   assert.equal(readPromptGrid('no board here\n12\nA:'), undefined);
-  assert.equal(readMaxFills('plan 2/3 m7\n....\nA:'), 7);
+  assert.equal(readMaxFills('PLAN 2/3 M7\n....\nA:'), 7);
   assert.equal(readMaxFills('Write at most 12 fills as ...'), 12);
 });
 

@@ -2,7 +2,7 @@
  * The model-free Sudoku player. It reads the board back from the prompt text (either format),
  * solves it, and writes one fill per empty cell: with probability `skill` the solution's digit
  * for a not-yet-written empty cell, otherwise a uniformly random (row, column, digit), which may
- * hit a given or conflict, never more fills than the cap the prompt states (`m16`, "at most 16
+ * hit a given or conflict, never more fills than the cap the prompt states (`M16`, "at most 16
  * fills"). Skill 1 therefore solves a puzzle in its first answer when holes <= max_fills, and
  * in ceil(holes / max_fills) turns otherwise. When the
  * board on the prompt has no completion (an earlier wrong but legal fill), every fill is random.
@@ -14,9 +14,9 @@ import { solveSudoku } from './count-solutions.js';
 import { EMPTY, SUDOKU_SIZE } from './sudoku-grid.js';
 import { readPromptGrid } from './sudoku-render.js';
 
-/** The fill cap stated in the prompt (`m16` in the compact header, "at most 16 fills"). */
+/** The fill cap stated in the prompt (`M16` in the compact header, "at most 16 fills"). */
 export function readMaxFills(prompt: string): number | undefined {
-  const found = /^\S+ \d+\/\d+ m(\d+)$/m.exec(prompt)?.[1] ?? /at most (\d+) fills/.exec(prompt)?.[1];
+  const found = /^\S+ \d+\/\d+ M(\d+)$/m.exec(prompt)?.[1] ?? /at most (\d+) fills/.exec(prompt)?.[1];
   return found === undefined ? undefined : Number(found);
 }
 
