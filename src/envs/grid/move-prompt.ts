@@ -9,7 +9,7 @@
  *     PLAN 1/4 M20
  *     ..#.......        (one line per board row)
  *     TOOL RRDD
- *     SIM END 3,4 HIT1 R=-0.35
+ *     SIM END 4,5 HIT1 R=-0.35      (rows and columns count from 1)
  *     A:
  *
  * `M20` is the move cap of one answer. `TOOL ?` means the tool's text could not be parsed,

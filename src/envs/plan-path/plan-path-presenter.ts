@@ -34,7 +34,7 @@ export const planPathPresenter: MovePresenter<PlanPathEnv, PlanPathReport> = {
 
   describe(report, format: PromptFormat) {
     if (format === 'compact') {
-      const where = report.solved ? (report.optimal ? 'GOAL OPT' : 'GOAL') : `END ${report.endRow},${report.endCol}`;
+      const where = report.solved ? (report.optimal ? 'GOAL OPT' : 'GOAL') : `END ${report.endRow + 1},${report.endCol + 1}`;
       return `${where} HIT${report.invalid} R=${formatReward(report.reward)}`;
     }
     const where = report.solved
