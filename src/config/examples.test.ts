@@ -21,7 +21,10 @@ const examples = join(repoRoot(), 'examples');
 const files = readdirSync(examples).filter((f) => f.endsWith('.yaml')).sort();
 
 test('the examples folder has the expected configs', () => {
-  for (const name of ['toy.yaml', 'sudoku.yaml', 'sudoku-single.yaml']) assert.ok(files.includes(name), name);
+  for (const task of ['plan-path', 'sokoban', 'sudoku']) {
+    for (const name of [`${task}.yaml`, `${task}-single.yaml`]) assert.ok(files.includes(name), name);
+  }
+  assert.ok(files.includes('toy.yaml'));
 });
 
 for (const file of files) {

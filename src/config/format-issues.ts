@@ -72,6 +72,9 @@ export function allowedKeys(schema: z.ZodType, path: Path): string[] | undefined
   return def?.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;
 }
 
+/** Zod's own messages start like this; anything else was written by the schema's author. */
+const ZOD_DEFAULT_MESSAGE = /^(Invalid|Too (small|big)|Unrecognized key|Expected)/;
+
 /** One message per issue (unknown keys: one per key). `prefix` is prepended to every path. */
 export function formatIssues(
   issues: readonly z.core.$ZodIssue[],
@@ -83,6 +86,11 @@ export function formatIssues(
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     const got = valueAt(input, issue.path);
+    if (issue.code !== 'unrecognized_keys' && issue.code !== 'custom' && !ZOD_DEFAULT_MESSAGE.test(issue.message)) {
+      // A task's own message usually says how to fix the value: keep it.
+      out.push({ path: pathText(path), message: `${issue.message} (got ${show(got)})` });
+      continue;
+    }
     switch (issue.code) {
       case 'unrecognized_keys': {
         const allowed = allowedKeys(schema, issue.path);
