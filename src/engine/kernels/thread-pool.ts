@@ -55,6 +55,9 @@ export class ThreadPool {
     control.fill(0);
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      // Do not inherit flags such as --input-type=module, which would make the eval'd
+      // CommonJS source an ES module; the worker needs no loader (it runs plain JS).
+      execArgv: [],
       workerData: { module, memory, control: controlPtr, scratch: scratchPtr },
     });
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Rng } from '../../util/rng.js';
+import { threadsFromEnv } from './get-kernels.js';
+import { createWasmKernels } from './wasm-kernels.js';
+
+// Behaviour specific to the WASM kernels; the shared behaviour is in conformance.ts.
+
+for (const simd of ['relaxed', 'plain'] as const) {
+  test(`${simd}: exp approximation within 1e-6 relative of Math.exp on [-87, 88]`, async () => {
+    const kernels = await createWasmKernels({ threads: 1, simd });
+    const n = 20_001;
+    const x = kernels.alloc(n);
+    const out = kernels.alloc(n);
+    for (let i = 0; i < n; i++) x[i] = -87 + (175 * i) / (n - 1);
+    kernels.exports.exp_array(x.byteOffset, out.byteOffset, n);
+    let worst = 0;
+    for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(out[i]! / Math.exp(x[i]!) - 1));
+    assert.ok(worst < 1e-6, `worst relative error ${worst}`);
+    x.set([-100, -87.5, 0, Number.NaN]);
+    kernels.exports.exp_array(x.byteOffset, out.byteOffset, 4);
+    assert.deepEqual([...out.subarray(0, 3)], [0, 0, 1]);
+    assert.ok(Number.isNaN(out[3]));
+    for (const v of [1e-40, 1e-30, 0.3, 1, 1.5, Math.SQRT2, 2, 1234.5, 3e38]) {
+      const got = kernels.exports.log_f64(v);
+      assert.ok(Math.abs(got - Math.log(v)) <= 1e-12 * Math.max(1, Math.abs(Math.log(v))), `log(${v}) = ${got}`);
+    }
+    assert.equal(kernels.exports.log_f64(0), -Infinity);
+    await kernels.dispose();
+  });
+}
+
+test('1 and 2 threads give bit-identical matmuls (split by rows and by columns)', async () => {
+  const one = await createWasmKernels({ threads: 1 });
+  const two = await createWasmKernels({ threads: 2, parallelThreshold: 1 });
+  const rng = new Rng(5);
+  for (const [m, k, n, transA, transB] of [[200, 300, 40, false, true], [36, 270, 300, true, false]] as const) {
+    const a = Float32Array.from({ length: m * k }, () => rng.nextU32() / 2 ** 32 - 0.5);
+    const b = Float32Array.from({ length: k * n }, () => rng.nextU32() / 2 ** 32 - 0.5);
+    const c1 = new Float32Array(m * n);
+    const c2 = new Float32Array(m * n);
+    one.matmul({ a, b, c: c1, m, n, k, transA, transB });
+    two.matmul({ a, b, c: c2, m, n, k, transA, transB });
+    assert.deepEqual(c2, c1, `m=${m} n=${n} k=${k}`);
+  }
+  await one.dispose();
+  await two.dispose();
+});
+
+test('an idle worker does not keep the process alive', () => {
+  const kernelsUrl = new URL('./wasm-kernels.ts', import.meta.url).href;
+  const script = `const { createWasmKernels } = await import(${JSON.stringify(kernelsUrl)});
+    const k = await createWasmKernels({ threads: 2, parallelThreshold: 1 });
+    const a = k.alloc(64 * 64); k.matmul({ a, b: a, c: k.alloc(64 * 64), m: 64, n: 64, k: 64 });
+    console.log('done');`;
+  const tsx = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+  const result = spawnSync(process.execPath, [tsx, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(result.signal, null, 'the process exited by itself (not killed by the timeout)');
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /done/);
+});
+
+test('TROUPE_THREADS picks the default thread count and rejects other values', () => {
+  assert.equal(threadsFromEnv({}), 2);
+  assert.equal(threadsFromEnv({ TROUPE_THREADS: '1' }), 1);
+  assert.throws(() => threadsFromEnv({ TROUPE_THREADS: '4' }), /TROUPE_THREADS must be 1 or 2, got '4'/);
+});
