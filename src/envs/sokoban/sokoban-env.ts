@@ -7,6 +7,9 @@
  *   illegal move         INVALID (into a wall, or pushing into a wall or box; replaces STEP)
  *   solving              + SOLVED
  *
+ * A push from one goal straight onto another earns both goal terms (+1 - 0.5): the rules count
+ * "pushed onto a goal" and "pushed off a goal" as separate events.
+ *
  * The episode ends when solved, or when a box is pushed onto a dead square (a certain
  * deadlock, see sokoban-room.ts): `failureReason` then says which box. Deadlocks of several
  * boxes jamming each other are not detected; the turn limit ends those episodes.
