@@ -1,0 +1,80 @@
+/**
+ * The keys and values one sequence has produced so far, per layer, for decoding without
+ * recomputing the past. Layout per layer: head-major [kvHeads][capacity][headDim], so the
+ * keys of one kv head over positions 0..S-1 are one contiguous (S, headDim) matrix that the
+ * matmul kernels read directly.
+ *
+ * A prompt is prefilled once into its own cache; each of its K continuations starts from a
+ * copy of it (`copyFrom`, a memcpy of prompt-length rows: far cheaper than one decode step)
+ * and then grows on its own.
+ */
+import { TroupeError } from '../../util/errors.js';
+import type { Kernels } from '../kernels/types.js';
+
+export interface CacheShape {
+  readonly layers: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+}
+
+export class SequenceCache {
+  readonly shape: CacheShape;
+  readonly capacity: number;
+  /** Positions 0..length-1 hold keys and values. */
+  length = 0;
+  /** Per layer, head-major keys / values (after RoPE for keys). */
+  readonly k: Float32Array[];
+  readonly v: Float32Array[];
+
+  constructor(kernels: Kernels, shape: CacheShape, capacity: number) {
+    this.shape = shape;
+    this.capacity = capacity;
+    const size = shape.kvHeads * capacity * shape.headDim;
+    this.k = Array.from({ length: shape.layers }, () => kernels.alloc(size));
+    this.v = Array.from({ length: shape.layers }, () => kernels.alloc(size));
+  }
+
+  /** Writes the key/value rows ([kvHeads * headDim] each) of `position` for one layer. */
+  write(layer: number, position: number, kRow: Float32Array, vRow: Float32Array): void {
+    if (position >= this.capacity) {
+      throw new TroupeError('invariant', `internal invariant broken: KV cache write at position ${position} beyond capacity ${this.capacity}`);
+    }
+    const { kvHeads, headDim } = this.shape;
+    const k = this.k[layer] as Float32Array;
+    const v = this.v[layer] as Float32Array;
+    for (let g = 0; g < kvHeads; g++) {
+      const at = (g * this.capacity + position) * headDim;
+      k.set(kRow.subarray(g * headDim, (g + 1) * headDim), at);
+      v.set(vRow.subarray(g * headDim, (g + 1) * headDim), at);
+    }
+  }
+
+  /** Keys and values of kv head `g` over positions 0..count-1, each (count, headDim). */
+  head(layer: number, g: number, count: number): { k: Float32Array; v: Float32Array } {
+    const start = g * this.capacity * this.shape.headDim;
+    const end = start + count * this.shape.headDim;
+    return { k: (this.k[layer] as Float32Array).subarray(start, end), v: (this.v[layer] as Float32Array).subarray(start, end) };
+  }
+
+  /** Makes this cache start as a copy of `source`'s first `source.length` positions. */
+  copyFrom(source: SequenceCache): void {
+    if (source.length > this.capacity) {
+      throw new TroupeError('invariant', `internal invariant broken: copying ${source.length} cached positions into a cache of capacity ${this.capacity}`);
+    }
+    const { kvHeads, headDim, layers } = this.shape;
+    for (let layer = 0; layer < layers; layer++) {
+      for (let g = 0; g < kvHeads; g++) {
+        const from = source.head(layer, g, source.length);
+        const at = g * this.capacity * headDim;
+        (this.k[layer] as Float32Array).set(from.k, at);
+        (this.v[layer] as Float32Array).set(from.v, at);
+      }
+    }
+    this.length = source.length;
+  }
+
+  free(kernels: Kernels): void {
+    for (const a of this.k) kernels.free(a);
+    for (const a of this.v) kernels.free(a);
+  }
+}

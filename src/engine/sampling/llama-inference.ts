@@ -1,0 +1,237 @@
+/**
+ * Inference-only Llama forward over a LlamaModel's live weights: no tape, no gradients, a KV
+ * cache per sequence, and preallocated scratch buffers reused across steps. It computes the
+ * same function as LlamaModel.forward with the same kernels in the same order (RMSNorm,
+ * x W^T, LoRA as + (alpha/r) (x A^T) B^T, RoPE, scores = Q K^T, scaled causal softmax, P V,
+ * SwiGLU), so sampled logprobs match the learner's to float rounding.
+ *
+ * One call runs a batch of *segments*: consecutive new positions of one sequence (a prompt
+ * of T tokens in prefill, one token per sequence in decoding). Rows are the new tokens of
+ * all segments; every projection is one matmul over all rows, attention runs per segment
+ * against that sequence's cache. Rows must be grouped by adapter (contiguous), so each
+ * adapter's low-rank update is one matmul pair per module.
+ */
+import { TroupeError } from '../../util/errors.js';
+import type { Kernels } from '../kernels/types.js';
+import { headDim } from '../model/llama-config.js';
+import type { LlamaModel } from '../model/llama-model.js';
+import { linearShape, linearWeightName, type LinearModule } from '../model/llama-params.js';
+import { SequenceCache } from './kv-cache.js';
+
+/** New tokens for one sequence, appended at positions cache.length, cache.length + 1, ... */
+export interface Segment {
+  readonly tokens: readonly number[];
+  readonly cache: SequenceCache;
+  /** LoRA adapter name, or undefined for the base model. */
+  readonly adapter?: string;
+}
+
+/** Scratch buffers for up to `rows` rows; reallocated larger when a call needs more. */
+class Scratch {
+  buffers = new Map<string, Float32Array>();
+  constructor(private readonly kernels: Kernels) {}
+
+  get(name: string, length: number): Float32Array {
+    let buffer = this.buffers.get(name);
+    if (buffer === undefined || buffer.length < length) {
+      if (buffer !== undefined) this.kernels.free(buffer);
+      buffer = this.kernels.alloc(length);
+      this.buffers.set(name, buffer);
+    }
+    return buffer.subarray(0, length);
+  }
+
+  free(): void {
+    for (const b of this.buffers.values()) this.kernels.free(b);
+    this.buffers.clear();
+  }
+}
+
+export class LlamaInference {
+  readonly model: LlamaModel;
+  private readonly kernels: Kernels;
+  private readonly scratch: Scratch;
+
+  constructor(model: LlamaModel) {
+    this.model = model;
+    this.kernels = model.kernels;
+    this.scratch = new Scratch(model.kernels);
+  }
+
+  /** An empty cache able to hold `capacity` positions (capped by the model's context). */
+  newCache(capacity: number): SequenceCache {
+    const c = this.model.config;
+    return new SequenceCache(this.kernels, { layers: c.num_hidden_layers, kvHeads: c.num_key_value_heads, headDim: headDim(c) }, capacity);
+  }
+
+  /**
+   * Runs the segments' new tokens through the model, appending their keys and values to the
+   * caches, and returns the logits (vocab each) of the LAST new token of every segment,
+   * segments in order: a (segments.length, vocab) view valid until the next call.
+   */
+  forward(segments: readonly Segment[]): Float32Array {
+    const c = this.model.config;
+    const k = this.kernels;
+    const hidden = c.hidden_size;
+    const hd = headDim(c);
+    const nh = c.num_attention_heads;
+    const nkv = c.num_key_value_heads;
+    const qw = nh * hd;
+    const kw = nkv * hd;
+    const inter = c.intermediate_size;
+    const V = c.vocab_size;
+
+    let N = 0;
+    for (const s of segments) {
+      if (s.tokens.length === 0) throw new TroupeError('invariant', 'internal invariant broken: inference segment without tokens');
+      if (s.cache.length + s.tokens.length > s.cache.capacity) {
+        throw new TroupeError('invariant', `internal invariant broken: ${s.cache.length + s.tokens.length} positions exceed the cache capacity ${s.cache.capacity}`);
+      }
+      N += s.tokens.length;
+    }
+    const S = this.scratch;
+    const x = S.get('x', N * hidden);
+    const h = S.get('h', N * hidden);
+    const q = S.get('q', N * qw);
+    const kk = S.get('k', N * kw);
+    const vv = S.get('v', N * kw);
+    const att = S.get('att', N * qw);
+    const o = S.get('o', N * hidden);
+    const gate = S.get('gate', N * inter);
+    const up = S.get('up', N * inter);
+    const act = S.get('act', N * inter);
+    const invRms = S.get('invRms', N);
+    const positions = new Int32Array(N);
+
+    // Embeddings and positions; adapter groups as contiguous row ranges.
+    const embed = this.param('model.embed_tokens.weight');
+    const groups: Array<{ start: number; end: number; adapter: string }> = [];
+    let row = 0;
+    for (const s of segments) {
+      for (let t = 0; t < s.tokens.length; t++, row++) {
+        const id = s.tokens[t] as number;
+        if (!Number.isInteger(id) || id < 0 || id >= V) throw new TroupeError('input', `token id ${id} is outside the vocabulary 0..${V - 1}`);
+        x.set(embed.subarray(id * hidden, (id + 1) * hidden), row * hidden);
+        positions[row] = s.cache.length + t;
+      }
+      if (s.adapter !== undefined) {
+        const last = groups[groups.length - 1];
+        if (last !== undefined && last.adapter === s.adapter && last.end === row - s.tokens.length) last.end = row;
+        else groups.push({ start: row - s.tokens.length, end: row, adapter: s.adapter });
+      }
+    }
+    const seen = new Set<string>();
+    for (const g of groups) {
+      if (seen.has(g.adapter)) throw new TroupeError('invariant', `internal invariant broken: rows of adapter '${g.adapter}' are not contiguous`);
+      seen.add(g.adapter);
+    }
+
+    for (let layer = 0; layer < c.num_hidden_layers; layer++) {
+      // Attention block.
+      k.rmsNorm(x, this.param(`model.layers.${layer}.input_layernorm.weight`), h, invRms, N, hidden, c.rms_norm_eps);
+      this.project(layer, 'q_proj', h, q, N, groups);
+      this.project(layer, 'k_proj', h, kk, N, groups);
+      this.project(layer, 'v_proj', h, vv, N, groups);
+      k.rope(q, positions, N, nh, hd, c.rope_theta, false);
+      k.rope(kk, positions, N, nkv, hd, c.rope_theta, false);
+      row = 0;
+      for (const s of segments) {
+        for (let t = 0; t < s.tokens.length; t++) {
+          const r = row + t;
+          s.cache.write(layer, s.cache.length + t, kk.subarray(r * kw, (r + 1) * kw), vv.subarray(r * kw, (r + 1) * kw));
+        }
+        this.attend(layer, s, q, att, row);
+        row += s.tokens.length;
+      }
+      this.project(layer, 'o_proj', att, o, N, groups);
+      k.add(x, o, x);
+      // MLP block.
+      k.rmsNorm(x, this.param(`model.layers.${layer}.post_attention_layernorm.weight`), h, invRms, N, hidden, c.rms_norm_eps);
+      this.project(layer, 'gate_proj', h, gate, N, groups);
+      this.project(layer, 'up_proj', h, up, N, groups);
+      k.swiglu(gate, up, act);
+      this.project(layer, 'down_proj', act, o, N, groups);
+      k.add(x, o, x);
+    }
+    for (const s of segments) s.cache.length += s.tokens.length;
+
+    // Final norm and head, only for the last row of each segment.
+    const M = segments.length;
+    const last = S.get('last', M * hidden);
+    row = 0;
+    segments.forEach((s, i) => {
+      row += s.tokens.length;
+      last.set(x.subarray((row - 1) * hidden, row * hidden), i * hidden);
+    });
+    const normed = S.get('normed', M * hidden);
+    k.rmsNorm(last, this.param('model.norm.weight'), normed, S.get('invRmsLast', M), M, hidden, c.rms_norm_eps);
+    const logits = S.get('logits', M * V);
+    const head = this.param(c.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
+    k.matmul({ a: normed, b: head, c: logits, m: M, n: V, k: hidden, transB: true });
+    return logits;
+  }
+
+  /** Frees the scratch buffers (the model and caches are owned elsewhere). */
+  dispose(): void {
+    this.scratch.free();
+  }
+
+  /** out (N, outF) = input (N, inF) W^T, plus each adapter group's (alpha/r) (x A^T) B^T. */
+  private project(layer: number, module: LinearModule, input: Float32Array, out: Float32Array, N: number, groups: ReadonlyArray<{ start: number; end: number; adapter: string }>): void {
+    const [outF, inF] = linearShape(this.model.config, module);
+    this.kernels.matmul({ a: input, b: this.param(linearWeightName(layer, module)), c: out, m: N, n: outF, k: inF, transB: true });
+    for (const g of groups) {
+      const adapter = this.model.adapters.get(g.adapter);
+      if (adapter === undefined) {
+        throw new TroupeError('config', `unknown LoRA adapter '${g.adapter}'; available: ${[...this.model.adapters.keys()].join(', ') || '(none)'}`);
+      }
+      const lora = adapter.weights(layer, module);
+      if (lora === undefined) continue;
+      const rows = g.end - g.start;
+      const r = adapter.config.r;
+      const down = this.scratch.get('loraDown', rows * r);
+      const delta = this.scratch.get('loraUp', rows * outF);
+      this.kernels.matmul({ a: input.subarray(g.start * inF, g.end * inF), b: lora.a.data, c: down, m: rows, n: r, k: inF, transB: true });
+      this.kernels.matmul({ a: down, b: lora.b.data, c: delta, m: rows, n: outF, k: r, transB: true });
+      this.kernels.axpy(adapter.scale, delta, out.subarray(g.start * outF, g.end * outF));
+    }
+  }
+
+  /** Causal attention of one segment's new rows (starting at `row`) over its cache. */
+  private attend(layer: number, s: Segment, q: Float32Array, out: Float32Array, row: number): void {
+    const c = this.model.config;
+    const hd = headDim(c);
+    const nh = c.num_attention_heads;
+    const rep = nh / c.num_key_value_heads;
+    const qw = nh * hd;
+    const R = s.tokens.length;
+    const keys = s.cache.length + R; // positions visible to the last new row
+    const scale = 1 / Math.sqrt(hd);
+    const scores = this.scratch.get('scores', R * keys);
+    const qh = R === 1 ? undefined : this.scratch.get('qh', R * hd);
+    const oh = R === 1 ? undefined : this.scratch.get('oh', R * hd);
+    for (let head = 0; head < nh; head++) {
+      const kv = s.cache.head(layer, Math.floor(head / rep), keys);
+      if (qh === undefined || oh === undefined) {
+        // One new row: its query and output slices are already contiguous.
+        const at = row * qw + head * hd;
+        this.kernels.matmul({ a: q.subarray(at, at + hd), b: kv.k, c: scores, m: 1, n: keys, k: hd, transB: true });
+        this.kernels.causalSoftmax(scores, 1, keys, keys - 1, scale);
+        this.kernels.matmul({ a: scores, b: kv.v, c: out.subarray(at, at + hd), m: 1, n: hd, k: keys });
+        continue;
+      }
+      for (let t = 0; t < R; t++) qh.set(q.subarray((row + t) * qw + head * hd, (row + t) * qw + head * hd + hd), t * hd);
+      this.kernels.matmul({ a: qh, b: kv.k, c: scores, m: R, n: keys, k: hd, transB: true });
+      this.kernels.causalSoftmax(scores, R, keys, keys - R, scale);
+      this.kernels.matmul({ a: scores, b: kv.v, c: oh, m: R, n: hd, k: keys });
+      for (let t = 0; t < R; t++) out.set(oh.subarray(t * hd, t * hd + hd), (row + t) * qw + head * hd);
+    }
+  }
+
+  private param(name: string): Float32Array {
+    const t = this.model.parameters.get(name);
+    if (t === undefined) throw new TroupeError('invariant', `internal invariant broken: parameter '${name}' is missing`);
+    return t.data;
+  }
+}
+
