@@ -9,6 +9,7 @@
  * Steps (see docs/sandbox.md for what they guarantee):
  *  1. mount a size-capped tmpfs as the new root; bind the few host paths an interpreter
  *     needs read-only, nosuid, nodev (only the /dev/null-style device files keep dev);
+ *     the tmpfs caps bytes and inodes, so filling it fails with ENOSPC, not host trouble;
  *  2. copy the input files into /box (the program's working directory, owned by the
  *     sandbox uid), mount a /proc that shows only this PID namespace;
  *  3. pivot_root into the new root and detach the old one, so the host tree is unreachable;
@@ -68,7 +69,7 @@ def mount(src, target, fstype, flags, data=None):
 
 root = cfg['root']
 mount(None, '/', None, MS_REC | MS_PRIVATE)
-mount('tmpfs', root, 'tmpfs', MS_NOSUID | MS_NODEV, 'size=%d,mode=755' % cfg['tmpfsBytes'])
+mount('tmpfs', root, 'tmpfs', MS_NOSUID | MS_NODEV, 'size=%d,nr_inodes=%d,mode=755' % (cfg['tmpfsBytes'], cfg['tmpfsInodes']))
 
 def bind(src, dst, device=False):
     target = root + dst
@@ -106,7 +107,8 @@ copy_tree(cfg['input'], box)
 os.makedirs(root + '/tmp', mode=0o777, exist_ok=True)
 os.chmod(root + '/tmp', 0o1777)
 os.makedirs(root + '/proc', exist_ok=True)
-mount('proc', root + '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
+# hidepid=2: the program cannot see the init (root) or read its arguments.
+mount('proc', root + '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC, 'hidepid=2')
 
 machine = os.uname().machine
 nr = PIVOT_ROOT.get(machine)

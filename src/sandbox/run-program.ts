@@ -25,6 +25,7 @@ interface InitConfig {
   root: string;
   input: string;
   tmpfsBytes: number;
+  tmpfsInodes: number;
   binds: readonly string[];
   symlinks: ReadonlyArray<readonly [string, string]>;
   devices: readonly string[];
@@ -51,6 +52,9 @@ interface InitReport {
 const MIB = 1024 * 1024;
 /** Time allowed for namespace and mount setup plus teardown before Troupe kills the run itself. */
 const BACKSTOP_GRACE_MS = 5000;
+
+/** Files and folders the private tmpfs may hold: plenty for a program, few enough to be harmless. */
+const TMPFS_INODES = 16_384;
 
 const SOURCE_FILE: Record<Language, string> = { python: 'main.py', javascript: 'main.js' };
 
@@ -121,6 +125,7 @@ export async function runProgram(
       root: join(work, 'root'),
       input,
       tmpfsBytes: limits.diskMb * MIB,
+      tmpfsInodes: TMPFS_INODES,
       binds: host.binds,
       symlinks: host.symlinks,
       devices: host.devices,

@@ -261,6 +261,47 @@ test("Troupe's own process is unaffected by programs that attack it", async () =
   assert.ok(growthMb < 100, `Troupe grew by ${growthMb.toFixed(0)} MiB`);
 });
 
+test('filling the scratch disk fails inside the program (ENOSPC), not on the host', async () => {
+  const r = await py(
+    [
+      'import errno',
+      'try:',
+      '    with open("big", "wb") as f:',
+      '        for _ in range(100):',
+      '            f.write(b"x" * 1024 * 1024)',
+      '    print("WROTE 100 MiB")',
+      'except OSError as e:',
+      '    print("full", errno.errorcode[e.errno])',
+      'import os; os.remove("big")',
+      'n = 0',
+      'try:',
+      '    while n < 100000:',
+      '        open("f%d" % n, "w").close(); n += 1',
+      'except OSError as e:',
+      '    print("inodes", errno.errorcode[e.errno], n < 100000)',
+    ].join('\n'),
+    { limits: { diskMb: 4, wallMs: 5000 } },
+  );
+  assert.equal(r.reason, 'ok', r.stderr);
+  assert.match(r.stdout, /^full (ENOSPC|EFBIG)$/m);
+  assert.match(r.stdout, /^inodes ENOSPC True$/m);
+});
+
+test('the program sees only its own processes, not the init nor the host', async () => {
+  const r = await py('import os\nprint(sorted(int(p) for p in os.listdir("/proc") if p.isdigit()), os.getpid(), os.getppid())');
+  assert.equal(r.reason, 'ok', r.stderr);
+  const [pids, pid, ppid] = r.stdout.trim().split(/ (?=\d)/);
+  assert.equal(pids, `[${pid}]`, 'only itself');
+  assert.equal(ppid, '1', 'its parent is the namespace init');
+});
+
+test('python runs are deterministic: string hashing is seeded, not random', async () => {
+  const code = 'print(hash("troupe"), list({"a", "b", "c", "d"}))';
+  const [a, b] = await Promise.all([py(code), py(code)]);
+  assert.equal(a.reason, 'ok');
+  assert.equal(a.stdout, b.stdout);
+});
+
 test('the concurrency limit queues programs beyond it', async () => {
   const one = new Sandbox({ concurrency: 1, limits: { wallMs: 2000 } });
   const runs = [1, 2, 3].map((n) => one.run({ language: 'python', code: `print(${n})` }));

@@ -40,7 +40,10 @@ export interface SandboxLimits {
    * (RLIMIT_CPU), so it is rounded up to the next second; the wall limit is the precise one.
    */
   readonly cpuMs: number;
-  /** Data-segment size (heap and other private writable memory) of each process, in MiB. */
+  /**
+   * Data-segment size (heap and other private writable memory) of each process, in MiB. It is
+   * a per-process limit: a program that forks can use up to `processes * memoryMb` in all.
+   */
   readonly memoryMb: number;
   /** Bytes kept of stdout and of stderr each; a program that writes more is killed. */
   readonly outputBytes: number;
@@ -50,13 +53,16 @@ export interface SandboxLimits {
   readonly diskMb: number;
 }
 
-/** Defaults sized for small test programs (HumanEval-style functions, stdin/stdout puzzles). */
+/**
+ * Defaults sized for small test programs (HumanEval-style functions, stdin/stdout puzzles).
+ * 16 processes (node alone uses 7 threads) x 256 MiB bounds one run's memory at 4 GiB.
+ */
 export const DEFAULT_LIMITS: SandboxLimits = {
   wallMs: 5000,
   cpuMs: 5000,
-  memoryMb: 512,
+  memoryMb: 256,
   outputBytes: 64 * 1024,
-  processes: 64,
+  processes: 16,
   diskMb: 32,
 };
 

@@ -1,0 +1,58 @@
+// Runs every canonical solution of the HumanEval dataset through the sandbox and expects all
+// 164 to pass with full assert credit. The dataset is not part of the repository: the test
+// looks for ../shared/datasets/humaneval/HumanEval.jsonl.gz (from the repository root) or the
+// file named by TROUPE_HUMANEVAL, and skips with a message when neither exists.
+// Run: npx tsx --test src/sandbox/humaneval-dataset.test.ts
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { runHumanEval } from './run-humaneval.js';
+import { Sandbox } from './sandbox.js';
+
+interface HumanEvalRow {
+  task_id: string;
+  prompt: string;
+  canonical_solution: string;
+  test: string;
+  entry_point: string;
+}
+
+const path = process.env.TROUPE_HUMANEVAL ?? resolve(process.cwd(), '../shared/datasets/humaneval/HumanEval.jsonl.gz');
+const present = existsSync(path);
+
+test(
+  'every HumanEval canonical solution passes all its asserts in the sandbox',
+  { skip: present ? false : `HumanEval not found at ${path} (set TROUPE_HUMANEVAL to run this test)` },
+  async (t) => {
+    const raw = readFileSync(path);
+    const text = path.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
+    const rows = text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as HumanEvalRow);
+    assert.equal(rows.length, 164);
+    const sandbox = new Sandbox({ concurrency: 2, limits: { wallMs: 20_000, cpuMs: 20_000 } });
+    const started = performance.now();
+    const reports = await Promise.all(
+      rows.map((row) =>
+        runHumanEval(sandbox, {
+          prompt: row.prompt,
+          completion: row.canonical_solution,
+          test: row.test,
+          entryPoint: row.entry_point,
+        }),
+      ),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const failed = reports
+      .map((r, i) => ({ r, id: rows[i]?.task_id }))
+      .filter(({ r }) => !r.allPassed || r.passed !== r.total)
+      .map(({ r, id }) => `${id}: ${r.passed}/${r.total} ${r.run.reason} ${r.failure?.message ?? ''}`);
+    const asserts = reports.reduce((sum, r) => sum + r.total, 0);
+    t.diagnostic(`164 canonical solutions in ${seconds.toFixed(1)} s on 2 slots (${asserts} asserts)`);
+    assert.deepEqual(failed, []);
+    assert.ok(reports.every((r) => r.total > 0), 'every problem has at least one counted assert');
+  },
+);
