@@ -1,4 +1,5 @@
 import { Rng } from '../util/rng.js';
+import { BufferPool } from './autograd/buffer-pool.js';
 import { Tape } from './autograd/tape.js';
 import type { Kernels } from './kernels/types.js';
 import { llamaConfig, type LlamaConfig } from './model/llama-config.js';
@@ -40,11 +41,12 @@ export function timeTrainStep(options: {
   const opt = new AdamW(kernels, model.trainableParameters(), { weightDecay: 0.1 });
   const rng = Rng.derive(seed, 'bench-tokens');
   const rows = Array.from({ length: batch }, () => Array.from({ length: context + 1 }, () => rng.int(config.vocab_size)));
+  const pool = new BufferPool(kernels); // steps repeat shapes: recycle the step's buffers
   const timesMs: number[] = [];
   const losses: number[] = [];
   for (let s = 0; s < warmup + steps; s++) {
     const start = performance.now();
-    const tape = new Tape(kernels);
+    const tape = new Tape(kernels, { pool });
     const loss = languageModelLoss(tape, model, rows);
     const lossValue = loss.data[0]!;
     tape.backward(loss);
@@ -59,6 +61,7 @@ export function timeTrainStep(options: {
     }
   }
   const parameters = model.parameterCount();
+  pool.clear();
   opt.dispose();
   model.dispose();
   const sorted = [...timesMs].sort((a, b) => a - b);

@@ -72,14 +72,14 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
   }
 
   const inputs = prefix ? [q, k, v, prefix.k, prefix.v] : [q, k, v];
-  const out = tape.tensor([B * T, qw], inputs);
+  const out = tape.output([B * T, qw], inputs);
   if (B * T === 0) return out;
   // Head-major copies (h, t, d) so each head is a contiguous matrix for the matmul kernels.
-  const qh = tape.alloc(B * nh * T * hd);
-  const kh = tape.alloc(kTotal);
-  const vh = tape.alloc(kTotal);
-  const probs = tape.alloc(pTotal);
-  const oh = kern.alloc(T * hd);
+  const qh = tape.scratch(B * nh * T * hd);
+  const kh = tape.scratch(kTotal);
+  const vh = tape.scratch(kTotal);
+  const probs = tape.scratch(pTotal);
+  const oh = tape.temp(T * hd);
 
   for (let b = 0; b < B; b++) {
     const lp = prefixLen[b]!;
@@ -109,15 +109,15 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
       for (let t = 0; t < T; t++) out.data.set(oh.subarray(t * hd, t * hd + hd), (b * T + t) * qw + h * hd);
     }
   }
-  kern.free(oh);
+  tape.release(oh);
 
   tape.onBackward(out, () => {
     const dOut = out.grad!;
-    const dO = kern.alloc(T * hd);
-    const dQ = kern.alloc(T * hd);
-    const dP = kern.alloc(T * (T + maxOf(prefixLen)));
-    const dK = kern.alloc(nkv * (T + maxOf(prefixLen)) * hd);
-    const dV = kern.alloc(dK.length);
+    const dO = tape.temp(T * hd);
+    const dQ = tape.temp(T * hd);
+    const dP = tape.temp(T * (T + maxOf(prefixLen)));
+    const dK = tape.temp(nkv * (T + maxOf(prefixLen)) * hd);
+    const dV = tape.temp(dK.length);
     for (let b = 0; b < B; b++) {
       const lp = prefixLen[b]!;
       const S = lp + T;
@@ -156,7 +156,7 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
         }
       }
     }
-    for (const a of [dO, dQ, dP, dK, dV]) kern.free(a);
+    for (const a of [dO, dQ, dP, dK, dV]) tape.release(a);
   });
   return out;
 }

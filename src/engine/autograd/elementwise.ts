@@ -11,7 +11,7 @@ export function add(tape: Tape, a: Tensor, b: Tensor): Tensor {
 export function addScaled(tape: Tape, a: Tensor, b: Tensor, alpha: number): Tensor {
   expectSameShape('add', a, b);
   const k = tape.kernels;
-  const out = tape.tensor(a.shape, [a, b]);
+  const out = tape.output(a.shape, [a, b]);
   out.data.set(a.data);
   k.axpy(alpha, b.data, out.data);
   tape.onBackward(out, () => {
@@ -26,11 +26,11 @@ export function addScaled(tape: Tape, a: Tensor, b: Tensor, alpha: number): Tens
 export function mul(tape: Tape, a: Tensor, b: Tensor): Tensor {
   expectSameShape('mul', a, b);
   const k = tape.kernels;
-  const out = tape.tensor(a.shape, [a, b]);
+  const out = tape.output(a.shape, [a, b]);
   k.mul(a.data, b.data, out.data);
   tape.onBackward(out, () => {
     const g = out.grad!;
-    const tmp = tape.kernels.alloc(g.length);
+    const tmp = tape.temp(g.length);
     if (a.requiresGrad) {
       k.mul(g, b.data, tmp);
       k.axpy(1, tmp, tape.gradOf(a));
@@ -39,7 +39,7 @@ export function mul(tape: Tape, a: Tensor, b: Tensor): Tensor {
       k.mul(g, a.data, tmp);
       k.axpy(1, tmp, tape.gradOf(b));
     }
-    tape.kernels.free(tmp);
+    tape.release(tmp);
   });
   return out;
 }

@@ -23,7 +23,7 @@ function gatherRowsImpl(tape: Tape, op: string, x: Tensor, rows: ArrayLike<numbe
   for (const r of index) {
     if (r < 0 || r >= n) throw new TroupeError('engine', `${op}: index ${r} is outside 0..${n - 1}; ids must be below the table size ${n}`);
   }
-  const out = tape.tensor(shape, [x]);
+  const out = tape.output(shape, [x]);
   for (let i = 0; i < index.length; i++) out.data.set(x.data.subarray(index[i]! * d, index[i]! * d + d), i * d);
   tape.onBackward(out, () => {
     const dx = tape.gradOf(x);
@@ -47,7 +47,7 @@ export function concatRows(tape: Tape, parts: readonly Tensor[]): Tensor {
     if (c !== d) throw new TroupeError('engine', `concatRows: parts[${i}] has ${c} columns but parts[0] has ${d}; all parts need equal widths`);
     rows += r;
   }
-  const out = tape.tensor([rows, d], parts);
+  const out = tape.output([rows, d], parts);
   let offset = 0;
   for (const p of parts) {
     out.data.set(p.data, offset);

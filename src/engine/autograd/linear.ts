@@ -11,7 +11,7 @@ export function linear(tape: Tape, x: Tensor, w: Tensor): Tensor {
   const [outF, inW] = asMatrix('linear', 'weight', w);
   expectEqual('linear', 'the weight input size', inW, inF);
   const k = tape.kernels;
-  const y = tape.tensor([...x.shape.slice(0, -1), outF], [x, w]);
+  const y = tape.output([...x.shape.slice(0, -1), outF], [x, w]);
   k.matmul({ a: x.data, b: w.data, c: y.data, m: n, n: outF, k: inF, transB: true });
   tape.onBackward(y, () => {
     const dy = y.grad!;

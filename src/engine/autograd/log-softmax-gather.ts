@@ -15,10 +15,10 @@ export function logSoftmaxGather(tape: Tape, logits: Tensor, targets: ArrayLike<
   for (const t of target) {
     if (t < 0 || t >= vocab) throw new TroupeError('engine', `logSoftmaxGather: target token ${t} is outside the vocabulary 0..${vocab - 1}`);
   }
-  const logp = tape.alloc(logits.size);
+  const logp = tape.scratch(logits.size);
   logp.set(logits.data);
   tape.kernels.logSoftmax(logp, rows, vocab);
-  const out = tape.tensor([rows], [logits]);
+  const out = tape.output([rows], [logits]);
   for (let i = 0; i < rows; i++) out.data[i] = logp[i * vocab + target[i]!]!;
   if (options.entropy) {
     expectEqual('logSoftmaxGather', 'the entropy array length', options.entropy.length, rows);

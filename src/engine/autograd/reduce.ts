@@ -7,7 +7,7 @@ export function weightedSum(tape: Tape, x: Tensor, weights: ArrayLike<number>): 
   if (weights.length !== x.size) {
     throw new TroupeError('engine', `weightedSum: ${weights.length} weights for a tensor of ${x.size} elements; pass one weight per element`);
   }
-  const out = tape.tensor([1], [x]);
+  const out = tape.output([1], [x]);
   let total = 0;
   for (let i = 0; i < x.size; i++) total += weights[i]! * x.data[i]!;
   out.data[0] = total;

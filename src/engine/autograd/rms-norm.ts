@@ -7,17 +7,17 @@ export function rmsNorm(tape: Tape, x: Tensor, weight: Tensor, eps: number): Ten
   const [rows, d] = asMatrix('rmsNorm', 'x', x);
   expectEqual('rmsNorm', 'the weight length', weight.size, d);
   const k = tape.kernels;
-  const out = tape.tensor(x.shape, [x, weight]);
-  const invRms = tape.alloc(rows);
+  const out = tape.output(x.shape, [x, weight]);
+  const invRms = tape.scratch(rows);
   k.rmsNorm(x.data, weight.data, out.data, invRms, rows, d, eps);
   tape.onBackward(out, () => {
     // The kernel overwrites dx and accumulates dWeight; route around what we do not need.
-    const dx = tape.kernels.alloc(x.size);
-    const dWeight = weight.requiresGrad ? tape.gradOf(weight) : tape.kernels.alloc(d);
+    const dx = tape.temp(x.size);
+    const dWeight = weight.requiresGrad ? tape.gradOf(weight) : tape.temp(d);
     k.rmsNormBackward(x.data, weight.data, invRms, out.grad!, dx, dWeight, rows, d);
     if (x.requiresGrad) k.axpy(1, dx, tape.gradOf(x));
-    tape.kernels.free(dx);
-    if (!weight.requiresGrad) tape.kernels.free(dWeight);
+    tape.release(dx);
+    if (!weight.requiresGrad) tape.release(dWeight);
   });
   return out;
 }

@@ -13,15 +13,15 @@ export function rope(tape: Tape, x: Tensor, options: { positions: Int32Array; he
   expectEqual('rope', 'the row width (heads * headDim)', width, heads * headDim);
   expectEqual('rope', 'the number of positions', positions.length, tokens);
   const k = tape.kernels;
-  const out = tape.tensor(x.shape, [x]);
+  const out = tape.output(x.shape, [x]);
   out.data.set(x.data);
   k.rope(out.data, positions, tokens, heads, headDim, theta, false);
   tape.onBackward(out, () => {
-    const g = tape.kernels.alloc(x.size);
+    const g = tape.temp(x.size);
     g.set(out.grad!);
     k.rope(g, positions, tokens, heads, headDim, theta, true);
     k.axpy(1, g, tape.gradOf(x));
-    tape.kernels.free(g);
+    tape.release(g);
   });
   return out;
 }

@@ -6,16 +6,16 @@ import type { Tape } from './tape.js';
 export function swiglu(tape: Tape, gate: Tensor, up: Tensor): Tensor {
   expectSameShape('swiglu', gate, up);
   const k = tape.kernels;
-  const out = tape.tensor(gate.shape, [gate, up]);
+  const out = tape.output(gate.shape, [gate, up]);
   k.swiglu(gate.data, up.data, out.data);
   tape.onBackward(out, () => {
-    const dGate = tape.kernels.alloc(gate.size);
-    const dUp = tape.kernels.alloc(up.size);
+    const dGate = tape.temp(gate.size);
+    const dUp = tape.temp(up.size);
     k.swigluBackward(gate.data, up.data, out.grad!, dGate, dUp);
     if (gate.requiresGrad) k.axpy(1, dGate, tape.gradOf(gate));
     if (up.requiresGrad) k.axpy(1, dUp, tape.gradOf(up));
-    tape.kernels.free(dGate);
-    tape.kernels.free(dUp);
+    tape.release(dGate);
+    tape.release(dUp);
   });
   return out;
 }

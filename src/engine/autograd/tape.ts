@@ -1,6 +1,7 @@
 import { TroupeError } from '../../util/errors.js';
 import type { Kernels } from '../kernels/types.js';
 import { Tensor, shapeSize } from '../tensor.js';
+import { BufferPool } from './buffer-pool.js';
 
 /**
  * Reverse-mode autograd over one step. Ops (see the other files of this folder) allocate
@@ -16,6 +17,8 @@ import { Tensor, shapeSize } from '../tensor.js';
  *   tape.dispose();
  *
  * `new Tape(kernels, { grad: false })` records nothing (inference): ops only compute.
+ * `new Tape(kernels, { pool })` recycles arrays through a BufferPool shared by successive
+ * tapes (a training loop): without one, the tape still reuses arrays within its own step.
  */
 export class Tape {
   readonly kernels: Kernels;
@@ -24,27 +27,44 @@ export class Tape {
   private readonly nodes: Array<{ outputs: readonly Tensor[]; backward: () => void }> = [];
   private readonly ownedArrays: Float32Array[] = [];
   private readonly ownedTensors = new Set<Tensor>();
+  private readonly pool: BufferPool;
+  private readonly privatePool: boolean;
   private state: 'open' | 'backward-done' | 'disposed' = 'open';
 
-  constructor(kernels: Kernels, options: { grad?: boolean } = {}) {
+  constructor(kernels: Kernels, options: { grad?: boolean; pool?: BufferPool } = {}) {
     this.kernels = kernels;
     this.recording = options.grad ?? true;
+    this.privatePool = !options.pool;
+    this.pool = options.pool ?? new BufferPool(kernels);
   }
 
   /** A zeroed intermediate tensor owned by the tape; it needs a gradient if any input does. */
   tensor(shape: readonly number[], inputs: readonly Tensor[] = []): Tensor {
-    this.assertOpen();
-    const t = new Tensor(shape, this.alloc(shapeSize(shape)), this.recording && inputs.some((x) => x.requiresGrad));
-    this.ownedTensors.add(t);
-    return t;
+    return this.makeTensor(shape, inputs, true);
   }
 
-  /** A zeroed scratch array owned by the tape (saved state of an op, temporaries). */
+  /** Like `tensor` but with unspecified contents: for op outputs that are fully overwritten. */
+  output(shape: readonly number[], inputs: readonly Tensor[] = []): Tensor {
+    return this.makeTensor(shape, inputs, false);
+  }
+
+  /** A zeroed array owned by the tape until dispose (saved state of an op). */
   alloc(length: number): Float32Array {
-    this.assertOpen();
-    const array = this.kernels.alloc(length);
-    this.ownedArrays.push(array);
-    return array;
+    return this.keep(this.pool.take(length, true));
+  }
+
+  /** Like `alloc` but with unspecified contents (the op overwrites it completely). */
+  scratch(length: number): Float32Array {
+    return this.keep(this.pool.take(length, false));
+  }
+
+  /** A temporary for one op call (e.g. inside a backward closure); hand it back with `release`. */
+  temp(length: number, zero = false): Float32Array {
+    return this.pool.take(length, zero);
+  }
+
+  release(array: Float32Array): void {
+    this.pool.give(array);
   }
 
   /** Wraps caller data (e.g. token-derived values) as a tape-owned constant tensor. */
@@ -67,7 +87,8 @@ export class Tape {
 
   /** The gradient buffer of `t`, allocated (zeroed) on first use. */
   gradOf(t: Tensor): Float32Array {
-    if (!t.grad) t.grad = this.kernels.alloc(t.size);
+    // Leaves (parameters) keep their gradient across steps, so it must not come from the pool.
+    if (!t.grad) t.grad = this.ownedTensors.has(t) ? this.pool.take(t.size, true) : this.kernels.alloc(t.size);
     return t.grad;
   }
 
@@ -107,7 +128,8 @@ export class Tape {
   dispose(): void {
     if (this.state === 'disposed') return;
     for (const t of this.ownedTensors) this.releaseGrad(t);
-    for (const array of this.ownedArrays) this.kernels.free(array);
+    for (const array of this.ownedArrays) this.pool.give(array);
+    if (this.privatePool) this.pool.clear();
     this.ownedArrays.length = 0;
     this.ownedTensors.clear();
     this.nodes.length = 0;
@@ -116,9 +138,23 @@ export class Tape {
 
   private releaseGrad(t: Tensor): void {
     if (t.grad && this.ownedTensors.has(t)) {
-      this.kernels.free(t.grad);
+      this.pool.give(t.grad);
       t.grad = null;
     }
+  }
+
+  private makeTensor(shape: readonly number[], inputs: readonly Tensor[], zero: boolean): Tensor {
+    this.assertOpen();
+    const data = this.keep(this.pool.take(shapeSize(shape), zero));
+    const t = new Tensor(shape, data, this.recording && inputs.some((x) => x.requiresGrad));
+    this.ownedTensors.add(t);
+    return t;
+  }
+
+  private keep(array: Float32Array): Float32Array {
+    this.assertOpen();
+    this.ownedArrays.push(array);
+    return array;
   }
 
   private assertOpen(): void {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Rng } from '../../util/rng.js';
+import { BufferPool } from '../autograd/buffer-pool.js';
 import { Tape } from '../autograd/tape.js';
 import { createReferenceKernels } from '../kernels/reference.js';
 import { createWasmKernels } from '../kernels/wasm-kernels.js';
@@ -26,12 +27,13 @@ function trainCharModel(kernels: Kernels, options: { seed: number; steps: number
   const opt = new AdamW(kernels, model.trainableParameters(), { weightDecay: 0.01 });
   const rng = Rng.derive(options.seed, 'windows');
   const losses: number[] = [];
+  const pool = new BufferPool(kernels);
   for (let step = 0; step < options.steps; step++) {
     const rows = Array.from({ length: 8 }, () => {
       const start = rng.int(ids.length - 25);
       return ids.slice(start, start + 25);
     });
-    const tape = new Tape(kernels);
+    const tape = new Tape(kernels, { pool });
     const loss = languageModelLoss(tape, model, rows);
     losses.push(loss.data[0]!);
     tape.backward(loss);
@@ -40,6 +42,7 @@ function trainCharModel(kernels: Kernels, options: { seed: number; steps: number
     opt.step(cosineLr({ step, warmupSteps: 5, totalSteps: options.steps, maxLr: 3e-2, minLr: 3e-3 }));
     opt.zeroGrad();
   }
+  pool.clear();
   opt.dispose();
   model.dispose();
   return { losses, vocab: chars.length };

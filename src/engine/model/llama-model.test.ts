@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Rng } from '../../util/rng.js';
+import { BufferPool } from '../autograd/buffer-pool.js';
 import { gradCheck } from '../autograd/grad-check.js';
 import { logSoftmaxGather } from '../autograd/log-softmax-gather.js';
 import { Tape } from '../autograd/tape.js';
@@ -8,6 +9,7 @@ import { createReferenceKernels } from '../kernels/reference.js';
 import { llamaConfig } from './llama-config.js';
 import { LlamaModel } from './llama-model.js';
 import type { ScoringPair } from './scoring-plan.js';
+import { languageModelLoss } from './lm-loss.js';
 
 const kernels = createReferenceKernels();
 const tiny = (tied: boolean) => llamaConfig({ hidden: 8, layers: 2, heads: 4, kvHeads: 2, intermediate: 12, vocab: 11, tied });
@@ -100,4 +102,22 @@ test('fromTensors copies weights and names a missing tensor', () => {
   const missing = new Map(model.parameters);
   missing.delete('model.layers.1.self_attn.k_proj.weight');
   assert.throws(() => LlamaModel.fromTensors(kernels, tiny(false), missing), /model\.layers\.1\.self_attn\.k_proj\.weight/);
+});
+
+test('recycled (dirty) pool buffers give bit-identical losses and gradients', () => {
+  const run = (pooled: boolean): number[] => {
+    const model = LlamaModel.create(kernels, tiny(false), { seed: 7 });
+    const pool = pooled ? new BufferPool(kernels) : undefined;
+    const out: number[] = [];
+    for (const rows of [[[1, 2, 3, 4, 5]], [[5, 4, 3, 2, 1]], [[1, 1, 2, 2, 3]]]) {
+      const tape = new Tape(kernels, { pool });
+      const loss = languageModelLoss(tape, model, rows);
+      out.push(loss.data[0]!);
+      tape.backward(loss);
+      tape.dispose();
+    }
+    const g = model.parameters.get('model.layers.0.self_attn.q_proj.weight')!.grad!;
+    return [...out, ...Array.from(g)];
+  };
+  assert.deepEqual(run(true), run(false));
 });

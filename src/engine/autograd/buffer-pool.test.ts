@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createReferenceKernels } from '../kernels/reference.js';
+import type { Kernels } from '../kernels/types.js';
+import { BufferPool } from './buffer-pool.js';
+
+function countingKernels(): Kernels & { allocs: number; frees: number } {
+  const base = createReferenceKernels();
+  const k = { ...base, allocs: 0, frees: 0 };
+  k.alloc = (n: number) => {
+    k.allocs++;
+    return base.alloc(n);
+  };
+  k.free = () => {
+    k.frees++;
+  };
+  return k;
+}
+
+test('BufferPool reuses arrays by length, zero-fills on request, and respects its byte cap', () => {
+  const kernels = countingKernels();
+  const pool = new BufferPool(kernels, { maxBytes: 40 });
+  const a = pool.take(5, false);
+  a.fill(7);
+  pool.give(a);
+  assert.equal(pool.pooledBytes, 20);
+  const dirty = pool.take(5, false);
+  assert.equal(dirty, a, 'same length reuses the pooled array');
+  assert.equal(dirty[0], 7, 'without zero the old values remain');
+  pool.give(dirty);
+  assert.deepEqual(Array.from(pool.take(5, true)), [0, 0, 0, 0, 0]);
+  assert.notEqual(pool.take(6, false), a, 'another length allocates');
+  assert.equal(kernels.allocs, 2);
+  pool.give(kernels.alloc(8)); // 32 bytes: fits
+  pool.give(kernels.alloc(8)); // would exceed 40 bytes: freed instead
+  assert.equal(kernels.frees, 1);
+  pool.clear();
+  assert.equal(kernels.frees, 2);
+  assert.equal(pool.pooledBytes, 0);
+});
