@@ -50,13 +50,16 @@ test('1 and 2 threads give bit-identical matmuls (split by rows and by columns)'
 });
 
 test('an idle worker does not keep the process alive', () => {
-  const kernelsUrl = new URL('./wasm-kernels.ts', import.meta.url).href;
+  // Works from the sources (under tsx) and from the compiled dist/ files (plain node).
+  const fromSource = import.meta.url.endsWith('.ts');
+  const kernelsUrl = new URL(`./wasm-kernels.${fromSource ? 'ts' : 'js'}`, import.meta.url).href;
   const script = `const { createWasmKernels } = await import(${JSON.stringify(kernelsUrl)});
     const k = await createWasmKernels({ threads: 2, parallelThreshold: 1 });
     const a = k.alloc(64 * 64); k.matmul({ a, b: a, c: k.alloc(64 * 64), m: 64, n: 64, k: 64 });
     console.log('done');`;
   const tsx = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-  const result = spawnSync(process.execPath, [tsx, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  const args = fromSource ? [tsx, '--input-type=module', '-e', script] : ['--input-type=module', '-e', script];
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 20_000 });
   assert.equal(result.signal, null, 'the process exited by itself (not killed by the timeout)');
   assert.equal(result.status, 0, result.stderr);
   assert.match(result.stdout, /done/);

@@ -28,8 +28,11 @@ export interface WasmKernels extends Kernels {
   dispose(): Promise<void>;
 }
 
-/** Below this m*n*k a split costs more (worker wake-up, halved tiles) than it saves. */
-export const DEFAULT_PARALLEL_THRESHOLD = 64 * 64 * 64;
+/**
+ * Below this m*n*k (4 MFLOP, ~100 us on one thread) a split saves less than the worker
+ * wake-up costs (tens of microseconds, far more when other processes share the cores).
+ */
+export const DEFAULT_PARALLEL_THRESHOLD = 128 * 128 * 128;
 
 /**
  * WebAssembly SIMD kernels over one shared heap. Arrays from `alloc` are used in place;
