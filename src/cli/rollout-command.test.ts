@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { TroupeError } from '../util/errors.js';
 import { runRolloutCommand } from './rollout-command.js';
 
@@ -81,4 +83,16 @@ test('config mistakes are config errors naming the key; nothing is written', asy
   await assert.rejects(run(out, ['rollout.kk=2']), (e: unknown) => e instanceof TroupeError && e.category === 'config' && /rollout\.kk: unknown key/.test(e.message));
   await assert.rejects(run(out, ['team.order=paralel']), /team\.order: expected one of sequential \| parallel, got "paralel"/);
   assert.equal(readdirSync(dir).includes('never.jsonl'), false);
+});
+
+test('the troupe command prints "troupe: config error: ..." and exits 2 on a bad config', () => {
+  // Run main from source under tsx, or the compiled file when the tests run from dist/.
+  const here = fileURLToPath(import.meta.url);
+  const main = join(dirname(here), here.endsWith('.ts') ? 'main.ts' : 'main.js');
+  const args = here.endsWith('.ts') ? ['--import', 'tsx', main] : [main];
+  const result = spawnSync(process.execPath, [...args, 'rollout', config, '--out', join(dir, 'x.jsonl'), '--set', 'team.order=paralel'], {
+    encoding: 'utf8',
+  });
+  assert.equal(result.status, 2, result.stderr);
+  assert.match(result.stderr, /^troupe: config error: .*team\.order: expected one of sequential \| parallel, got "paralel"/m);
 });

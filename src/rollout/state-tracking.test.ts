@@ -115,17 +115,20 @@ for (const order of ['sequential', 'parallel'] as const) {
   });
 }
 
-test('independent: every step lands on the env object its prompt was built from', async () => {
-  const { log, episodes } = await run('independent', 'sequential', 1000);
-  assert.equal(episodes.length, 9);
-  const prompts = log.filter((e) => e.op === 'prompt');
-  const steps = log.filter((e) => e.op === 'step');
-  assert.equal(steps.length, prompts.length);
-  steps.forEach((step, i) => assert.equal(step.env, prompts[i]!.env, `step ${i}`));
-  assert.ok(log.every((e) => e.parent === undefined), 'independent episodes never clone');
-  // Each episode keeps one env object across all its turns: 9 envs in all.
-  assert.equal(new Set(steps.map((e) => e.env)).size, 9);
-});
+for (const order of ['sequential', 'parallel'] as const) {
+  test(`independent (${order}): every step lands on the env object its prompt was built from`, async () => {
+    const { log, episodes } = await run('independent', order, 1000);
+    assert.equal(episodes.length, 9);
+    const prompts = log.filter((e) => e.op === 'prompt');
+    const steps = log.filter((e) => e.op === 'step');
+    assert.equal(steps.length, prompts.length);
+    // Steps happen in the order their prompts were built (per turn), on the same objects.
+    steps.forEach((step, i) => assert.equal(step.env, prompts[i]!.env, `step ${i}`));
+    assert.ok(log.every((e) => e.parent === undefined), 'independent episodes never clone');
+    // Each episode keeps one env object across all its turns: 9 envs in all.
+    assert.equal(new Set(steps.map((e) => e.env)).size, 9);
+  });
+}
 
 test('episodes stop at success: no role acts on a solved env, and never past the turn limit', async () => {
   for (const mode of ['tree', 'independent'] as const) {
