@@ -40,8 +40,8 @@ test('text is cut at the earliest stop string, which is not returned', async () 
   assert.equal(cutAtStop('abc', []), 'abc');
   assert.equal(cutAtStop('abc', ['']), 'abc');
   const policy = createScriptedPolicy({ responder: echo, role: 'tool', skill: 1 });
-  const [[c]] = (await policy.sample([request(1, 1, [])])) as [[{ text: string }]];
-  assert.ok(c.text.endsWith('\nrest'));
+  const uncut = await policy.sample([request(1, 1, [])]);
+  assert.ok(uncut[0]![0]!.text.endsWith('\nrest'));
 });
 
 test('scriptedPolicies returns one stable policy object per role', () => {
