@@ -16,6 +16,29 @@
   (local $stride i32)
   (local.set $jEnd (i32.add (local.get $j0) (local.get $nc)))
   (local.set $j (local.get $j0))
+  (if (i32.and (i32.eqz (local.get $transB)) (i32.ge_u (local.get $nc) (i32.const 8)))
+    (then
+      ;; Not transposed: walk each row of the block once, left to right, scattering 8-float
+      ;; pieces to their panels (panel q at q*kc*32 bytes). Reading panel by panel instead
+      ;; would stride through B by rows and thrash the cache when n*4 is a power of two.
+      (local.set $jj (i32.and (local.get $nc) (i32.const -8)))
+      (local.set $stride (i32.shl (local.get $kc) (i32.const 5)))
+      (local.set $p (i32.const 0))
+      (loop $rowsR
+        (local.set $src (i32.add (local.get $b)
+          (i32.shl (i32.add (i32.mul (i32.add (local.get $p0) (local.get $p)) (local.get $n)) (local.get $j0)) (i32.const 2))))
+        (local.set $col (i32.add (local.get $dst) (i32.shl (local.get $p) (i32.const 5))))
+        (local.set $j (i32.const 0))
+        (loop $piece
+          (v128.store (local.get $col) (v128.load (local.get $src)))
+          (v128.store offset=16 (local.get $col) (v128.load offset=16 (local.get $src)))
+          (local.set $src (i32.add (local.get $src) (i32.const 32)))
+          (local.set $col (i32.add (local.get $col) (local.get $stride)))
+          (br_if $piece (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 8))) (local.get $jj))))
+        (br_if $rowsR (i32.lt_u (local.tee $p (i32.add (local.get $p) (i32.const 1))) (local.get $kc))))
+      ;; continue with the partial panel, if any
+      (local.set $dst (i32.add (local.get $dst) (i32.mul (local.get $jj) (i32.shl (local.get $kc) (i32.const 2)))))
+      (local.set $j (i32.add (local.get $j0) (local.get $jj)))))
   (block $done (loop $panels
     (br_if $done (i32.ge_u (local.get $j) (local.get $jEnd)))
     (if (i32.and (i32.eqz (local.get $transB)) (i32.le_u (i32.add (local.get $j) (i32.const 8)) (local.get $jEnd)))
@@ -80,6 +103,27 @@
   (local $stride i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
   (local.set $iEnd (i32.add (local.get $i0) (local.get $mc)))
   (local.set $i (local.get $i0))
+  (if (i32.and (local.get $transA) (i32.ge_u (local.get $mc) (i32.const 4)))
+    (then
+      ;; Transposed: the rows i0.. of op(A) are contiguous in each row p of a, so read each
+      ;; such row once and scatter 4-float pieces to the panels (panel q at q*kc*16 bytes),
+      ;; instead of striding m*4 bytes per load panel by panel.
+      (local.set $ii (i32.and (local.get $mc) (i32.const -4)))
+      (local.set $stride (i32.shl (local.get $kc) (i32.const 4)))
+      (local.set $p (i32.const 0))
+      (loop $rowsR
+        (local.set $src (i32.add (local.get $a)
+          (i32.shl (i32.add (i32.mul (i32.add (local.get $p0) (local.get $p)) (local.get $m)) (local.get $i0)) (i32.const 2))))
+        (local.set $row (i32.add (local.get $dst) (i32.shl (local.get $p) (i32.const 4))))
+        (local.set $r1 (i32.const 0))
+        (loop $piece
+          (v128.store (local.get $row) (v128.load (local.get $src)))
+          (local.set $src (i32.add (local.get $src) (i32.const 16)))
+          (local.set $row (i32.add (local.get $row) (local.get $stride)))
+          (br_if $piece (i32.lt_u (local.tee $r1 (i32.add (local.get $r1) (i32.const 4))) (local.get $ii))))
+        (br_if $rowsR (i32.lt_u (local.tee $p (i32.add (local.get $p) (i32.const 1))) (local.get $kc))))
+      (local.set $dst (i32.add (local.get $dst) (i32.mul (local.get $ii) (i32.shl (local.get $kc) (i32.const 2)))))
+      (local.set $i (i32.add (local.get $i0) (local.get $ii)))))
   (block $done (loop $panels
     (br_if $done (i32.ge_u (local.get $i) (local.get $iEnd)))
     (if (i32.le_u (i32.add (local.get $i) (i32.const 4)) (local.get $iEnd))
