@@ -1,0 +1,130 @@
+/**
+ * The records of `metrics.jsonl`, the run folder's measurement log. Read this file first.
+ *
+ * The file holds one JSON object per line, appended as the run goes, so a run killed at any
+ * moment leaves a readable file (at worst its last line is cut short). Field names are
+ * snake_case because this is a file format that other tools (pandas, jq, a spreadsheet) read.
+ *
+ * Three kinds of record share the file, told apart by `kind`:
+ * - `train`: one per RL step, measured on that step's rollouts and update.
+ * - `eval`: success on held-out tasks that training never sees, with a 95% interval.
+ * - `warm-start`: one per supervised fine-tuning step that builds the weak starting policy.
+ *
+ * Steps: `train` and `eval` records count RL steps from 0; an `eval` record with step `s` was
+ * measured on the weights after the update of step `s`, and `-1` means before any RL update
+ * (the base policy the run starts from). `warm-start` records count their own steps from 0.
+ *
+ * Missing values: a number typed `Metric` may be `null` when it was not measured at that step
+ * (no reference model so no KL, every group filtered so no loss, no episodes so no success
+ * rate). The writer turns non-finite numbers (NaN, Infinity) into `null` as well, and the
+ * report draws a gap there instead of a misleading zero.
+ *
+ * Adding a field is backwards compatible (readers keep unknown fields); renaming one is not.
+ *
+ * Example line (wrapped here):
+ *   {"kind":"eval","step":9,"split":"eval","success_rate":0.62,"ci_low":0.55,"ci_high":0.68,
+ *    "n":200,"mean_turns":3.1,"roles":{"tool":{"reward":0.41},"plan":{"reward":0.72}}}
+ */
+
+/** A measured number, or `null` when it was not measured this step (drawn as a gap). */
+export type Metric = number | null;
+
+/** Fields every record has. */
+interface RecordBase {
+  /** 0-based step of the record's own phase (RL steps for train/eval, SFT steps for warm-start). */
+  readonly step: number;
+  /**
+   * Seconds since the run started (resumed runs continue the count). Optional because timing
+   * is not part of a run's deterministic result; the report uses it for the wall time.
+   */
+  readonly elapsed_s?: number;
+}
+
+/** Per-role numbers of one RL step, averaged over that role's samples (every tree branch). */
+export interface RoleTrainMetrics {
+  /** Mean total reward: the alpha-mix of local and global that advantages are computed from. */
+  readonly reward: Metric;
+  /** Mean local reward (the role's own shaping reward). */
+  readonly local: Metric;
+  /** Mean global reward (the team's task reward). */
+  readonly global: Metric;
+  /** Mean response length in tokens. */
+  readonly response_len: Metric;
+  /** Number of samples this role produced this step. */
+  readonly samples: number;
+}
+
+/** Per-policy numbers of one RL update (one learner per policy id). */
+export interface PolicyTrainMetrics {
+  /** PPO-clip loss, averaged over the update's minibatches. */
+  readonly loss: Metric;
+  /** Fraction of tokens whose probability ratio was clipped. */
+  readonly clip_fraction: Metric;
+  /** KL estimate to the frozen reference; `null` without a reference model. */
+  readonly kl: Metric;
+  /** Mean per-token entropy of the policy on the update's tokens. */
+  readonly entropy: Metric;
+  /** Gradient norm before clipping. */
+  readonly grad_norm: Metric;
+  /** Response tokens this policy was trained on this step. */
+  readonly tokens: number;
+}
+
+/** One RL step: rollouts, then one update per policy. */
+export interface TrainRecord extends RecordBase {
+  readonly kind: 'train';
+  /** Fraction of this step's episodes that solved their task. */
+  readonly success_rate: Metric;
+  /** Mean number of turns per episode. */
+  readonly mean_turns: Metric;
+  /** Whole episodes played (a tree rollout counts its chosen path once per task). */
+  readonly episodes: number;
+  /** Samples produced (every branch of every group). */
+  readonly samples: number;
+  /** Response tokens produced. */
+  readonly tokens: number;
+  /** Responses that could not be parsed into an action. */
+  readonly parse_failures: number;
+  /** Groups dropped by the zero-variance filter (every reward equal: no learning signal). */
+  readonly filtered_groups: number;
+  readonly samples_per_s: Metric;
+  readonly tokens_per_s: Metric;
+  /** Seconds spent sampling and playing episodes. */
+  readonly rollout_s: number;
+  /** Seconds spent in the learners' updates. */
+  readonly update_s: number;
+  /** Learning rate used this step (after warm-up/decay). */
+  readonly lr: Metric;
+  readonly roles: Readonly<Record<string, RoleTrainMetrics>>;
+  readonly policies: Readonly<Record<string, PolicyTrainMetrics>>;
+}
+
+/** Held-out evaluation of the current weights. */
+export interface EvalRecord extends RecordBase {
+  readonly kind: 'eval';
+  /** Always `eval`: held-out seeds, disjoint from the training tasks. */
+  readonly split: 'eval';
+  readonly success_rate: Metric;
+  /** Lower end of the 95% interval of the success rate. */
+  readonly ci_low: Metric;
+  /** Upper end of the 95% interval of the success rate. */
+  readonly ci_high: Metric;
+  /** Episodes evaluated. */
+  readonly n: number;
+  readonly mean_turns: Metric;
+  readonly roles: Readonly<Record<string, { readonly reward: Metric }>>;
+}
+
+/** One supervised fine-tuning step of the warm start. */
+export interface WarmStartRecord extends RecordBase {
+  readonly kind: 'warm-start';
+  /** Mean cross-entropy per response token. */
+  readonly loss: Metric;
+  /** Tokens trained on this step. */
+  readonly tokens: number;
+  readonly lr: Metric;
+}
+
+export type MetricsRecord = TrainRecord | EvalRecord | WarmStartRecord;
+export type MetricsKind = MetricsRecord['kind'];
+export const metricsKinds: readonly MetricsKind[] = ['train', 'eval', 'warm-start'];
