@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { TroupeError } from '../util/errors.js';
 import { Tape } from '../engine/autograd/tape.js';
 import { loadModel, loadModelAdapter, saveModel } from '../engine/io/model-checkpoint.js';
+import { getKernels } from '../engine/kernels/get-kernels.js';
 import { createReferenceKernels } from '../engine/kernels/reference.js';
 import type { Kernels } from '../engine/kernels/types.js';
 import { llamaConfig, type LlamaConfig } from '../engine/model/llama-config.js';
@@ -57,7 +58,11 @@ function chooseTokenizer(options: ModelInitOptions): Tokenizer {
   return CharTokenizer.standard();
 }
 
-/** Writes a randomly initialised model folder; returns its config and parameter count. */
+/**
+ * Writes a randomly initialised model folder; returns its config and parameter count. The
+ * command passes the default (WASM) kernels; the reference kernels are the default here so
+ * tests need no worker threads. Initial values do not depend on the kernels.
+ */
 export function modelInit(options: ModelInitOptions, kernels: Kernels = createReferenceKernels()): { config: LlamaConfig; parameters: number } {
   const tokenizer = chooseTokenizer(options);
   if (options.vocab < tokenizer.vocabSize) {
@@ -176,8 +181,8 @@ export function registerModelCommand(program: Command): void {
     .option('--tokenizer-from-text <file>', 'build a character tokenizer from the characters of a text file')
     .option('--overwrite', 'replace an existing non-empty output folder', false)
     .requiredOption('--out <dir>', 'output folder')
-    .action((opts: ModelInitOptions & { json?: boolean }) => {
-      const { config, parameters } = modelInit(opts);
+    .action(async (opts: ModelInitOptions) => {
+      const { config, parameters } = modelInit(opts, await getKernels());
       process.stdout.write(`wrote ${opts.out}: ${config.num_hidden_layers} layers, hidden ${config.hidden_size}, vocab ${config.vocab_size}, ${parameters} parameters\n`);
     });
 
@@ -189,8 +194,8 @@ export function registerModelCommand(program: Command): void {
     .option('--bos', 'prepend the BOS token to --text', false)
     .option('--adapter <dir>', 'apply a PEFT LoRA adapter folder')
     .option('--json', 'print a JSON array (one number per token after the first)', false)
-    .action((dir: string, opts: ModelLogprobsOptions & { json: boolean }) => {
-      const { ids, logprobs, tokenizer } = modelLogprobs(dir, opts);
+    .action(async (dir: string, opts: ModelLogprobsOptions & { json: boolean }) => {
+      const { ids, logprobs, tokenizer } = modelLogprobs(dir, opts, await getKernels());
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(logprobs)}\n`);
         return;

@@ -161,3 +161,25 @@ test('stop ids end a continuation (kept in ids, not in text); context and prompt
   assert.throws(() => sampler.generate([{ ...base, topP: 0 }]), /topP must be in \(0, 1\]/);
   assert.throws(() => sampler.generate([{ ...base, adapter: 'nope' }]), /adapter 'nope'/);
 });
+
+test('with the WASM kernels too, sampled logprobs equal the learner logprobs to 1e-5', async () => {
+  const { createWasmKernels } = await import('../kernels/wasm-kernels.js');
+  const wasm = await createWasmKernels({ threads: 1 });
+  try {
+    const model = LlamaModel.create(wasm, config, { seed: 6 });
+    const adapter = model.addAdapter('role', { r: 4, alpha: 8, targetModules: ['q_proj', 'up_proj'] }, 2);
+    for (const [name, t] of adapter.parameters) fillNormal(t.data, Rng.derive(8, name), 0.05);
+    const sampler = new Sampler(model, tokenizer);
+    for (const name of [undefined, 'role']) {
+      const [gens] = sampler.generate([{ ...base, n: 3, maxTokens: 30, adapter: name }]);
+      const tape = new Tape(wasm, { grad: false });
+      const scored = model.tokenLogprobs(tape, gens!.map((g) => ({ promptIds: base.promptIds, responseIds: g.ids })), { adapter: name });
+      gens!.forEach((g, b) => assertClose(g.logprobs, Array.from(scored.logprobs.data.subarray(scored.offsets[b]!, scored.offsets[b + 1]!)), 1e-5, `continuation ${b}`));
+      tape.dispose();
+    }
+    sampler.dispose();
+    model.dispose();
+  } finally {
+    await wasm.dispose();
+  }
+});
