@@ -18,7 +18,7 @@ const options: LearnerOptions = { loss, gradClip: 1, weightDecay: 0, microBatchT
 /** K one-token answers to "Q:", each rewarded 1 when it is the digit 1, with group advantages. */
 async function sampleBandit(policy: EmbeddedPolicy, seed: number, k = 16): Promise<{ sequences: TrainingSequence[]; hitRate: number }> {
   const [row] = await policy.sample([{ prompt: 'Q:', n: k, seed, temperature: 1, topP: 1, topK: 0, maxTokens: 1, stop: [] }]);
-  const rewards = row!.map((c) => (c.text === '1' ? 1 : 0));
+  const rewards: number[] = row!.map((c) => (c.text === '1' ? 1 : 0));
   const mean = rewards.reduce((a, b) => a + b, 0) / k;
   const sequences = row!.map((c, i) => ({
     promptIds: c.promptIds!,
