@@ -57,7 +57,7 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
   const module = compileKernelModule(simd);
   const heap = new Heap();
   const exports = new WebAssembly.Instance(module, { env: { memory: heap.memory } }).exports as unknown as KernelExports;
-  exports.set_tmp(heap.allocBytes(256));
+  exports.set_tmp(heap.allocBytes(512)); // tail staging + exp constants (see wat/math.wat)
   const arena = new CallArena(heap);
   const pool = threads === 2
     ? await ThreadPool.start(module, heap.memory, heap.allocBytes(128), heap.allocBytes(MATMUL_SCRATCH_BYTES))

@@ -4,8 +4,25 @@
 ;; copy of the last n & 3 elements, so no op needs a scalar twin.
 
 ;; 256 bytes per instance (set by set_tmp) for tail staging: 16-byte slots 0..15.
+;; 512 bytes per instance (set by set_tmp): 16-byte slots 0..15 for tail staging, then the
+;; exp constants. V8 rebuilds a v128.const from immediates each time it is used (several
+;; instructions), so hot code loads them from this table instead.
 (global $tmp (mut i32) (i32.const 0))
-(func (export "set_tmp") (param $p i32) (global.set $tmp (local.get $p)))
+(func (export "set_tmp") (param $p i32)
+  (global.set $tmp (local.get $p))
+  (v128.store offset=256 (local.get $p) (v128.const f32x4 88.37 88.37 88.37 88.37)) ;; CLAMP_HI
+  (v128.store offset=272 (local.get $p) (v128.const f32x4 -87.33 -87.33 -87.33 -87.33)) ;; CLAMP_LO
+  (v128.store offset=288 (local.get $p) (v128.const f32x4 1.44269504 1.44269504 1.44269504 1.44269504)) ;; LOG2E
+  (v128.store offset=304 (local.get $p) (v128.const f32x4 12582912 12582912 12582912 12582912)) ;; MAGIC
+  (v128.store offset=320 (local.get $p) (v128.const f32x4 -0.693359375 -0.693359375 -0.693359375 -0.693359375)) ;; LN2_HI
+  (v128.store offset=336 (local.get $p) (v128.const f32x4 2.12194440e-4 2.12194440e-4 2.12194440e-4 2.12194440e-4)) ;; LN2_LO
+  (v128.store offset=352 (local.get $p) (v128.const f32x4 1.38888889e-3 1.38888889e-3 1.38888889e-3 1.38888889e-3)) ;; P6
+  (v128.store offset=368 (local.get $p) (v128.const f32x4 8.33333333e-3 8.33333333e-3 8.33333333e-3 8.33333333e-3)) ;; P5
+  (v128.store offset=384 (local.get $p) (v128.const f32x4 4.16666667e-2 4.16666667e-2 4.16666667e-2 4.16666667e-2)) ;; P4
+  (v128.store offset=400 (local.get $p) (v128.const f32x4 0.166666667 0.166666667 0.166666667 0.166666667)) ;; P3
+  (v128.store offset=416 (local.get $p) (v128.const f32x4 0.5 0.5 0.5 0.5)) ;; HALF
+  (v128.store offset=432 (local.get $p) (v128.const f32x4 1 1 1 1)) ;; ONE
+  (v128.store offset=448 (local.get $p) (v128.const i32x4 127 127 127 127)))
 
 ;; Copies count (< 4) floats from src into temp slot `slot` (zero-padded); returns its address.
 (func $stage (param $src i32) (param $count i32) (param $slot i32) (result i32)
@@ -21,25 +38,31 @@
 ;; e^x per lane, ~2e-7 relative: x = n ln2 + r, |r| <= ln2/2, e^r by its degree-6 Taylor
 ;; polynomial (remainder < 1.2e-7), 2^n built in the exponent bits. Below -87.33 gives 0
 ;; (2^n would leave the normal range); above 88.37 saturates near FLT_MAX.
+;; Rounding trick: t = x log2e + 1.5*2^23 holds n = round(x log2e) in its low mantissa bits,
+;; so n = t - 1.5*2^23 and (bits(t) + 127) << 23 = bits(2^n) (the high bits shift out),
+;; cheaper than f32x4.nearest + i32x4.trunc_sat_f32x4_s.
 (func $vexp (param $x v128) (result v128)
-  (local $c v128) (local $n v128) (local $r v128) (local $p v128)
-  (local.set $c (f32x4.max (f32x4.min (local.get $x) (v128.const f32x4 88.37 88.37 88.37 88.37))
-    (v128.const f32x4 -87.33 -87.33 -87.33 -87.33)))
-  (local.set $n (f32x4.nearest (f32x4.mul (local.get $c) (v128.const f32x4 1.44269504 1.44269504 1.44269504 1.44269504))))
+  (local $k i32) (local $c v128) (local $t v128) (local $n v128) (local $r v128) (local $p v128)
+  (local.set $k (global.get $tmp))
+  (local.set $c (f32x4.max (f32x4.min (local.get $x) (v128.load offset=256 (local.get $k)))
+    (v128.load offset=272 (local.get $k))))
+  (local.set $t (MADD (local.get $c) (v128.load offset=288 (local.get $k))
+    (v128.load offset=304 (local.get $k))))
+  (local.set $n (f32x4.sub (local.get $t) (v128.load offset=304 (local.get $k))))
   ;; ln 2 split in a short high part (n * hi is exact) and the rest
-  (local.set $r (MADD (local.get $n) (v128.const f32x4 -0.693359375 -0.693359375 -0.693359375 -0.693359375) (local.get $c)))
-  (local.set $r (MADD (local.get $n) (v128.const f32x4 2.12194440e-4 2.12194440e-4 2.12194440e-4 2.12194440e-4) (local.get $r)))
-  (local.set $p (MADD (v128.const f32x4 1.38888889e-3 1.38888889e-3 1.38888889e-3 1.38888889e-3) (local.get $r)
-    (v128.const f32x4 8.33333333e-3 8.33333333e-3 8.33333333e-3 8.33333333e-3)))
-  (local.set $p (MADD (local.get $p) (local.get $r) (v128.const f32x4 4.16666667e-2 4.16666667e-2 4.16666667e-2 4.16666667e-2)))
-  (local.set $p (MADD (local.get $p) (local.get $r) (v128.const f32x4 0.166666667 0.166666667 0.166666667 0.166666667)))
-  (local.set $p (MADD (local.get $p) (local.get $r) (v128.const f32x4 0.5 0.5 0.5 0.5)))
-  (local.set $p (MADD (local.get $p) (local.get $r) (v128.const f32x4 1 1 1 1)))
-  (local.set $p (MADD (local.get $p) (local.get $r) (v128.const f32x4 1 1 1 1)))
+  (local.set $r (MADD (local.get $n) (v128.load offset=320 (local.get $k)) (local.get $c)))
+  (local.set $r (MADD (local.get $n) (v128.load offset=336 (local.get $k)) (local.get $r)))
+  (local.set $p (MADD (v128.load offset=352 (local.get $k)) (local.get $r)
+    (v128.load offset=368 (local.get $k))))
+  (local.set $p (MADD (local.get $p) (local.get $r) (v128.load offset=384 (local.get $k))))
+  (local.set $p (MADD (local.get $p) (local.get $r) (v128.load offset=400 (local.get $k))))
+  (local.set $p (MADD (local.get $p) (local.get $r) (v128.load offset=416 (local.get $k))))
+  (local.set $p (MADD (local.get $p) (local.get $r) (v128.load offset=432 (local.get $k))))
+  (local.set $p (MADD (local.get $p) (local.get $r) (v128.load offset=432 (local.get $k))))
   (local.set $p (f32x4.mul (local.get $p)
-    (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $n)) (v128.const i32x4 127 127 127 127)) (i32.const 23))))
+    (i32x4.shl (i32x4.add (local.get $t) (v128.load offset=448 (local.get $k))) (i32.const 23))))
   ;; flush to zero below the clamp (keeps NaN: the comparison is false for NaN)
-  (v128.andnot (local.get $p) (f32x4.lt (local.get $x) (v128.const f32x4 -87.33 -87.33 -87.33 -87.33))))
+  (v128.andnot (local.get $p) (f32x4.lt (local.get $x) (v128.load offset=272 (local.get $k)))))
 
 (func $exp_s (param $x f32) (result f32)
   (f32x4.extract_lane 0 (call $vexp (f32x4.splat (local.get $x)))))

@@ -1,10 +1,10 @@
 ;; SwiGLU forward/backward and AdamW (fragment of the kernels module; see math.wat for
 ;; $vexp, $stage and the whole-vector-then-staged-tail pattern).
 
-;; sigmoid(g) = 1 / (1 + e^-g)
+;; sigmoid(g) = 1 / (1 + e^-g). Offset 432 of $tmp holds f32x4 1.0 (see set_tmp in math.wat).
 (func $vsigmoid (param $g v128) (result v128)
-  (f32x4.div (v128.const f32x4 1 1 1 1)
-    (f32x4.add (v128.const f32x4 1 1 1 1) (call $vexp (f32x4.neg (local.get $g))))))
+  (f32x4.div (v128.load offset=432 (global.get $tmp))
+    (f32x4.add (v128.load offset=432 (global.get $tmp)) (call $vexp (f32x4.neg (local.get $g))))))
 
 (func $swiglu_v (param $g i32) (param $u i32) (param $o i32) (param $nv i32)
   (local $gv v128)
@@ -33,8 +33,8 @@
     (local.set $d (v128.load (local.get $do)))
     (v128.store (local.get $du) (f32x4.mul (local.get $d) (f32x4.mul (local.get $gv) (local.get $s))))
     (v128.store (local.get $dg) (f32x4.mul (f32x4.mul (f32x4.mul (local.get $d) (v128.load (local.get $u))) (local.get $s))
-      (f32x4.add (v128.const f32x4 1 1 1 1)
-        (f32x4.mul (local.get $gv) (f32x4.sub (v128.const f32x4 1 1 1 1) (local.get $s))))))
+      (f32x4.add (v128.load offset=432 (global.get $tmp))
+        (f32x4.mul (local.get $gv) (f32x4.sub (v128.load offset=432 (global.get $tmp)) (local.get $s))))))
     (local.set $g (i32.add (local.get $g) (i32.const 16))) (local.set $u (i32.add (local.get $u) (i32.const 16)))
     (local.set $do (i32.add (local.get $do) (i32.const 16))) (local.set $dg (i32.add (local.get $dg) (i32.const 16)))
     (local.set $du (i32.add (local.get $du) (i32.const 16)))
