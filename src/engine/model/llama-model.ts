@@ -136,7 +136,11 @@ export class LlamaModel {
     return linear(tape, x, this.param(this.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight'));
   }
 
-  /** Adds a named LoRA adapter (B = 0, so the model's outputs do not change yet). */
+  /**
+   * Adds a named LoRA adapter (B = 0, so the model's outputs do not change yet). Select it
+   * per call with `{ adapter: name }`. For LoRA training call `freezeBase()` too, so that
+   * only adapter weights get gradients (the base stays shared by every adapter).
+   */
   addAdapter(name: string, config: LoraConfig, seed: number): LoraAdapter {
     if (this.adapters.has(name)) throw new TroupeError('config', `adapter '${name}' already exists; choose another name or removeAdapter first`);
     const adapter = LoraAdapter.create(this.kernels, this.config, { name, config, seed });
