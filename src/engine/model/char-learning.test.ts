@@ -48,19 +48,18 @@ function trainCharModel(kernels: Kernels, options: { seed: number; steps: number
   return { losses, vocab: chars.length };
 }
 
-for (const [label, make] of [
-  ['reference', async () => createReferenceKernels()],
-  ['wasm, 2 threads', () => createWasmKernels({ threads: 2 })],
-] as const) {
-  test(`${label}: a char-level model learns a small text far below the uniform loss, deterministically`, async () => {
-    const kernels = await make();
-    const run = trainCharModel(kernels, { seed: 1, steps: 40 });
-    const uniform = Math.log(run.vocab);
-    const first = run.losses[0]!;
-    const last = run.losses.slice(-5).reduce((a, b) => a + b, 0) / 5;
-    assert.ok(Math.abs(first - uniform) < 0.2, `initial loss ${first} should be near ln V = ${uniform}`);
-    assert.ok(last < 0.5 * uniform, `final loss ${last} should be far below ln V = ${uniform}`);
-    const again = trainCharModel(kernels, { seed: 1, steps: 3 });
-    assert.deepEqual(again.losses, run.losses.slice(0, 3));
-  });
-}
+test('a char-level model learns a small text far below the uniform loss, deterministically (wasm, 2 threads)', async () => {
+  const kernels = await createWasmKernels({ threads: 2 });
+  const run = trainCharModel(kernels, { seed: 1, steps: 40 });
+  const uniform = Math.log(run.vocab);
+  const first = run.losses[0]!;
+  const last = run.losses.slice(-5).reduce((a, b) => a + b, 0) / 5;
+  assert.ok(Math.abs(first - uniform) < 0.2, `initial loss ${first} should be near ln V = ${uniform}`);
+  assert.ok(last < 0.5 * uniform, `final loss ${last} should be far below ln V = ${uniform}`);
+  const again = trainCharModel(kernels, { seed: 1, steps: 40 });
+  assert.deepEqual(again.losses, run.losses, 'same seed, same losses');
+  // The reference kernels follow the same trajectory (float rounding apart) for a few steps.
+  const reference = trainCharModel(createReferenceKernels(), { seed: 1, steps: 4 });
+  reference.losses.forEach((l, i) => assert.ok(Math.abs(l - run.losses[i]!) < 1e-3, `step ${i}: reference ${l} vs wasm ${run.losses[i]}`));
+  await kernels.dispose();
+});
