@@ -33,6 +33,8 @@ interface InitConfig {
   gid: number;
   rlimits: Record<string, number | [number, number]>;
   argv: string[];
+  /** Path of the Python program to run in the forked init, or null to exec `argv`. */
+  pythonMain: string | null;
   env: Record<string, string>;
   wallMs: number;
   channelFd: number | null;
@@ -58,23 +60,11 @@ const TMPFS_INODES = 16_384;
 
 const SOURCE_FILE: Record<Language, string> = { python: 'main.py', javascript: 'main.js' };
 
-/**
- * Starts /box/main.py as `__main__` the way `python3 main.py` would, minus `site`. Tracebacks
- * show one extra `<string>` frame above the program's own.
- */
-const PYTHON_BOOT = [
-  'import builtins, sys',
-  'builtins.exit = builtins.quit = sys.exit',
-  "sys.argv = ['main.py']",
-  "exec(compile(open('/box/main.py', 'rb').read(), '/box/main.py', 'exec'), {'__name__': '__main__', '__file__': '/box/main.py', '__builtins__': builtins})",
-].join('; ');
-
+/** The program's command line; Python programs run inside the forked init instead (see init-script.ts). */
 function programArgv(language: Language, host: HostSetup, limits: SandboxLimits): string[] {
   switch (language) {
     case 'python':
-      // -S skips `site` (site-packages, .pth hooks: 50 ms of startup on some machines, and
-      // nothing a stdlib program needs); PYTHON_BOOT puts back the exit()/quit() it defines.
-      return [host.python, '-S', '-B', '-c', PYTHON_BOOT];
+      return [];
     case 'javascript':
       // V8's own heap cap below the data limit, so heap exhaustion reports itself clearly.
       return [host.node, `--max-old-space-size=${Math.max(16, limits.memoryMb - 32)}`, `/box/${SOURCE_FILE.javascript}`];
@@ -140,6 +130,7 @@ export async function runProgram(
         RLIMIT_CORE: 0,
       },
       argv: programArgv(request.language, host, limits),
+      pythonMain: request.language === 'python' ? `/box/${SOURCE_FILE.python}` : null,
       env: {
         PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: '/box',
@@ -165,10 +156,16 @@ function execute(
   cpuLimitMs: number,
 ): Promise<RunResult> {
   const args = ['--mount', '--pid', '--net', '--ipc', '--uts', '--fork', '--kill-child=SIGKILL', '--'];
-  args.push(host.python, '-I', '-S', '-c', INIT_SCRIPT, toPythonLiteral(config));
+  // Python programs run in the init's interpreter, so its flags are theirs: -S skips `site`
+  // (site-packages and .pth hooks, 50 ms of start-up on some machines, nothing a standard-
+  // library program needs), -B writes no bytecode, and PYTHONHASHSEED=0 makes str hashing
+  // (set and dict-of-str iteration order) the same on every run. No -I: it would ignore
+  // PYTHONHASHSEED; the init drops the current directory from sys.path itself.
+  args.push(host.python, '-S', '-B', '-c', INIT_SCRIPT, toPythonLiteral(config));
   const child = spawn(host.unshare, args, {
     stdio: ['pipe', 'pipe', 'pipe', 'pipe', request.channel ? 'pipe' : 'ignore'],
-    env: {},
+    env: { PYTHONHASHSEED: '0' },
+    cwd: dirname(config.root),
   });
   const stdout = new CappedOutput(limits.outputBytes);
   const stderr = new CappedOutput(limits.outputBytes);

@@ -140,6 +140,17 @@ test('host files are not visible: /etc/passwd, the repository, ../ and the host 
   }
 });
 
+test('a user namespace created inside sees the same sandbox root, not the host', async () => {
+  const r = await py(
+    'import subprocess\np = subprocess.run(["unshare", "-Urm", "sh", "-c", "echo /*; cat /etc/passwd"], capture_output=True, text=True)\nprint(p.stdout.strip())\nprint(p.stderr.strip())',
+  );
+  assert.equal(r.reason, 'ok', r.stderr);
+  const [listing, errors] = r.stdout.split('\n');
+  assert.match(listing ?? '', /\/box/);
+  assert.doesNotMatch(listing ?? '', /\/work|\/home|\/var/);
+  assert.match(errors ?? '', /No such file/);
+});
+
 test('writes outside the scratch folder are denied and nothing reaches the host', async () => {
   const marker = `troupe-escape-${process.pid}`;
   const r = await py(
