@@ -22,9 +22,9 @@ export interface MatmulContext {
 
 /**
  * Routes one matmul: 1-3 output rows to the in-place matrix-vector kernel; large products
- * split across the calling thread and the worker by output rows (tall C) or columns (wide
- * C), on tile boundaries. Every output element is summed in the same order however the
- * work is split, so results are bit-identical for 1 and 2 threads.
+ * go in chunks of output rows (tall C) or columns (wide C), on tile boundaries, to both
+ * threads. Every output element is summed in the same order however the work is split, so
+ * results are bit-identical for 1 and 2 threads.
  */
 export function dispatchMatmul(ctx: MatmulContext, args: MatmulArgs): void {
   checkMatmul(args);
@@ -45,30 +45,27 @@ export function dispatchMatmul(ctx: MatmulContext, args: MatmulArgs): void {
       return;
     }
     const { kc, mc, nc } = BLOCKING;
-    const split = pool && m * n * k >= ctx.parallelThreshold ? splitPoint(m, n) : null;
-    if (!split) {
+    if (!pool || m * n * k < ctx.parallelThreshold) {
       exports.matmul_block(a, b, c, m, n, k, flags, 0, m, 0, n, ctx.scratch, kc, mc, nc);
       return;
     }
-    const worker = split.byRows ? [split.at, m, 0, n] : [0, m, split.at, n];
-    pool!.post([a, b, c, m, n, k, flags, ...worker, kc, mc, nc]);
-    try {
-      if (split.byRows) exports.matmul_block(a, b, c, m, n, k, flags, 0, split.at, 0, n, ctx.scratch, kc, mc, nc);
-      else exports.matmul_block(a, b, c, m, n, k, flags, 0, m, 0, split.at, ctx.scratch, kc, mc, nc);
-    } finally {
-      pool!.wait();
-    }
+    pool.runMatmul(exports, ctx.scratch, { args: [a, b, c, m, n, k, flags], ...chunking(m, n, k), blocking: [kc, mc, nc] });
   } finally {
     arena.finish();
   }
 }
 
-/** Where to cut C in two: rows on a 4-row tile boundary, or columns on an 8-column one. */
-function splitPoint(m: number, n: number): { byRows: boolean; at: number } | null {
-  if (m > n) {
-    const at = Math.ceil(m / 8) * 4;
-    return at < m ? { byRows: true, at } : null;
-  }
-  const at = Math.ceil(n / 16) * 8;
-  return at < n ? { byRows: false, at } : null;
+/**
+ * Cuts C into chunks of whole tiles: by rows (4-row tiles) when C is tall, else by columns
+ * (8-column tiles). Up to 8 chunks of at least ~2M multiply-adds each: enough to balance
+ * two threads, few enough that re-packing the shared operand per chunk stays cheap.
+ */
+export function chunking(m: number, n: number, k: number): { byRows: boolean; chunkSize: number; chunks: number } {
+  const byRows = m > n;
+  const tile = byRows ? 4 : 8;
+  const extent = byRows ? m : n;
+  const units = Math.ceil(extent / tile);
+  const wanted = Math.max(2, Math.min(8, Math.floor((m * n * k) / 2 ** 21)));
+  const chunkSize = Math.ceil(units / Math.min(wanted, units)) * tile;
+  return { byRows, chunkSize, chunks: Math.ceil(extent / chunkSize) };
 }

@@ -2,46 +2,87 @@ import { Worker } from 'node:worker_threads';
 import { TroupeError } from '../../util/errors.js';
 
 /**
- * One helper thread for matmul halves. The worker instantiates the same compiled module on
- * the same shared memory and sleeps in Atomics.wait on a control block in that memory; the
- * calling thread writes the arguments, bumps a sequence number, does its own half, then
- * waits for the worker's "done" number. No message passing per call, so a split costs a
- * few microseconds. Inline worker source (eval) so it runs the same from dist/ and tsx.
+ * One helper thread for large matmuls, sharing the work by chunks of output rows or
+ * columns. Both threads claim chunks from one atomic counter, so when the worker is slow
+ * to wake (other processes on the cores) the calling thread simply does more chunks: two
+ * threads are never much slower than one. Each output is computed the same way whichever
+ * thread claims its chunk, so results do not depend on the timing.
  *
- * Control block (Int32 slots): 0 sequence, 1 quit, 2..16 matmul_block arguments (without
- * the scratch pointer, which is the worker's own), 30 error flag, 31 done sequence.
+ * The worker instantiates the same compiled module on the same shared memory and sleeps in
+ * Atomics.wait on a control block in that memory; no message passing per call. Inline
+ * worker source (eval) so it runs the same from dist/ and under tsx.
+ *
+ * Control block (Int32 slots):
+ *   0 SEQ      bumped per job to wake the worker       1 QUIT
+ *   2 WORK     job id << 14 | chunk count << 7 | next chunk (claimed by compareExchange)
+ *   3 FINISHED chunks completed in the current job      4 ERROR
+ *   5.. args   a b c m n k flags byRows chunkSize kc mc nc
  */
 const SLOTS = 32;
 const SEQ = 0;
 const QUIT = 1;
-const ARGS = 2;
-const ERROR = 30;
-const DONE = 31;
+const WORK = 2;
+const FINISHED = 3;
+const ERROR = 4;
+const ARGS = 5;
+/** Chunk counts and indexes get 7 bits each in WORK. */
+export const MAX_CHUNKS = 64;
+
+// Runs one claimed chunk; shared by both threads (the worker gets it as source text).
+const RUN_CHUNK = `function runChunk(exports, ctl, chunk, scratch) {
+  const [a, b, c, m, n, k, flags, byRows, size, kc, mc, nc] = ctl.subarray(${ARGS}, ${ARGS + 12});
+  const lo = chunk * size;
+  if (byRows) exports.matmul_block(a, b, c, m, n, k, flags, lo, Math.min(m, lo + size), 0, n, scratch, kc, mc, nc);
+  else exports.matmul_block(a, b, c, m, n, k, flags, 0, m, lo, Math.min(n, lo + size), scratch, kc, mc, nc);
+}
+function claim(ctl) {
+  for (;;) {
+    const word = Atomics.load(ctl, ${WORK});
+    const next = word & 127;
+    if (next >= ((word >>> 7) & 127)) return -1;
+    if (Atomics.compareExchange(ctl, ${WORK}, word, word + 1) === word) return next;
+  }
+}
+function work(exports, ctl, scratch) {
+  for (let chunk = claim(ctl); chunk >= 0; chunk = claim(ctl)) {
+    try { runChunk(exports, ctl, chunk, scratch); } catch (error) { Atomics.store(ctl, ${ERROR}, 1); }
+    Atomics.add(ctl, ${FINISHED}, 1);
+    Atomics.notify(ctl, ${FINISHED});
+  }
+}`;
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { module, memory, control, scratch } = workerData;
 const { exports } = new WebAssembly.Instance(module, { env: { memory } });
 const ctl = new Int32Array(memory.buffer, control, ${SLOTS});
+${RUN_CHUNK}
 parentPort.postMessage('ready');
 let seen = 0;
 for (;;) {
   Atomics.wait(ctl, ${SEQ}, seen);
   seen = Atomics.load(ctl, ${SEQ});
   if (Atomics.load(ctl, ${QUIT}) === 1) break;
-  try {
-    const a = ctl.subarray(${ARGS}, ${ARGS + 14});
-    exports.matmul_block(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], scratch, a[11], a[12], a[13]);
-  } catch (error) {
-    Atomics.store(ctl, ${ERROR}, 1);
-  }
-  Atomics.store(ctl, ${DONE}, seen);
-  Atomics.notify(ctl, ${DONE});
+  work(exports, ctl, scratch);
 }
 `;
 
+type WorkFn = (exports: unknown, ctl: Int32Array, scratch: number) => void;
+const work = new Function(`${RUN_CHUNK}\nreturn work;`)() as WorkFn;
+
+export interface MatmulJob {
+  /** a, b, c, m, n, k, flags as for matmul_block. */
+  readonly args: readonly number[];
+  readonly byRows: boolean;
+  /** Rows or columns per chunk (a multiple of the 4-row / 8-column tile). */
+  readonly chunkSize: number;
+  readonly chunks: number;
+  readonly blocking: readonly [number, number, number];
+}
+
 export class ThreadPool {
   private sequence = 0;
+  private job = 0;
   private disposed = false;
 
   private constructor(
@@ -69,25 +110,27 @@ export class ThreadPool {
     return new ThreadPool(worker, control);
   }
 
-  /** Starts matmul_block(args..., workerScratch, KC, MC, NC) on the worker; pair with `wait`. */
-  post(args: readonly number[]): void {
+  /** Runs a chunked matmul on both threads; returns when every chunk is done. */
+  runMatmul(exports: unknown, scratch: number, job: MatmulJob): void {
     if (this.disposed) throw new TroupeError('engine', 'these kernels were disposed; create new kernels with createWasmKernels');
-    for (let i = 0; i < args.length; i++) this.control[ARGS + i] = args[i]!;
+    if (job.chunks < 1 || job.chunks > MAX_CHUNKS) throw new TroupeError('invariant', `internal invariant broken: ${job.chunks} matmul chunks`);
+    const ctl = this.control;
+    ctl.set([...job.args, job.byRows ? 1 : 0, job.chunkSize, ...job.blocking], ARGS);
+    Atomics.store(ctl, FINISHED, 0);
+    this.job = (this.job + 1) & 0x1ffff;
+    Atomics.store(ctl, WORK, (this.job << 14) | (job.chunks << 7));
     this.sequence = (this.sequence + 1) | 0;
-    Atomics.store(this.control, SEQ, this.sequence);
-    Atomics.notify(this.control, SEQ);
-  }
-
-  /** Blocks until the job from the last `post` is done. */
-  wait(): void {
+    Atomics.store(ctl, SEQ, this.sequence);
+    Atomics.notify(ctl, SEQ);
+    work(exports, ctl, scratch);
     for (;;) {
-      const done = Atomics.load(this.control, DONE);
-      if (done === this.sequence) break;
-      Atomics.wait(this.control, DONE, done);
+      const finished = Atomics.load(ctl, FINISHED);
+      if (finished === job.chunks) break;
+      Atomics.wait(ctl, FINISHED, finished);
     }
-    if (Atomics.load(this.control, ERROR) !== 0) {
-      Atomics.store(this.control, ERROR, 0);
-      throw new TroupeError('invariant', 'internal invariant broken: the kernel worker trapped inside matmul_block (an out-of-bounds shape?)');
+    if (Atomics.load(ctl, ERROR) !== 0) {
+      Atomics.store(ctl, ERROR, 0);
+      throw new TroupeError('invariant', 'internal invariant broken: a matmul chunk trapped inside matmul_block (an out-of-bounds shape?)');
     }
   }
 
