@@ -49,6 +49,28 @@ test('1 and 2 threads give bit-identical matmuls (split by rows and by columns)'
   await two.dispose();
 });
 
+test('hundreds of back-to-back chunked matmuls stay exact (chunk claiming between jobs)', async () => {
+  const one = await createWasmKernels({ threads: 1 });
+  const two = await createWasmKernels({ threads: 2, parallelThreshold: 1 });
+  const rng = new Rng(9);
+  for (let job = 0; job < 300; job++) {
+    const m = 4 + (rng.nextU32() % 40);
+    const n = 8 + (rng.nextU32() % 70);
+    const k = 1 + (rng.nextU32() % 30);
+    const a = two.alloc(m * k);
+    const b = two.alloc(k * n);
+    for (const x of [a, b]) for (let i = 0; i < x.length; i++) x[i] = (rng.nextU32() % 1000) / 500 - 1;
+    const c1 = new Float32Array(m * n);
+    const c2 = two.alloc(m * n);
+    one.matmul({ a, b, c: c1, m, n, k });
+    two.matmul({ a, b, c: c2, m, n, k });
+    assert.deepEqual(c2, c1, `job ${job}: m=${m} n=${n} k=${k}`);
+    for (const x of [a, b, c2]) two.free(x);
+  }
+  await one.dispose();
+  await two.dispose();
+});
+
 test('an idle worker does not keep the process alive', () => {
   // Works from the sources (under tsx) and from the compiled dist/ files (plain node).
   const fromSource = import.meta.url.endsWith('.ts');
