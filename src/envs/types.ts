@@ -66,6 +66,15 @@ export interface Role<E extends Env, A = unknown> {
    * show it.
    */
   step(env: E, action: ParseResult<A>, ctx: TurnContext): StepOutcome;
+  /**
+   * Optional slow work `step` needs first, such as running model-written code in the sandbox
+   * or asking an outside model for advice. Rollouts await `prepare(env, action, ctx)` right
+   * before every `step` with the same arguments (concurrently across the branches of a node,
+   * each on its own env). It must not change `env`: it leaves its results where `step` finds
+   * them (e.g. a cache shared by the task's envs, keyed by the program), so `step` stays
+   * synchronous and a replay of the same actions finds the results again.
+   */
+  prepare?(env: E, action: ParseResult<A>, ctx: TurnContext): Promise<void>;
 }
 
 export type TurnOrder = 'sequential' | 'parallel';
@@ -110,6 +119,13 @@ export type ScriptedResponder = (options: {
   rng: Rng;
 }) => string;
 
+/**
+ * The dataset's own answer to a prompt (`policy.kind: reference`): like a ScriptedResponder it
+ * reads only the prompt (tasks that offer it put their task id in every prompt), but it has
+ * the task source behind it, so it can answer with the dataset's solution.
+ */
+export type ReferenceResponder = (options: { role: string; prompt: string }) => string;
+
 /** How a task's team is assembled from a config. */
 export interface TeamOptions {
   /** `team`: the task's roles (e.g. tool then plan); `single`: one role named `agent`. */
@@ -143,4 +159,9 @@ export interface TaskDefinition<E extends Env = Env, Options extends object = ob
   createTeam(options: Options, team: TeamOptions): Team<E>;
   /** The model-free player used by `policy.kind: scripted`. */
   readonly scripted: ScriptedResponder;
+  /**
+   * Tasks with reference solutions (datasets): the player of `policy.kind: reference`, built
+   * over the same source `createSource(options, seed)` gives.
+   */
+  createReference?(options: Options, seed: number): ReferenceResponder;
 }

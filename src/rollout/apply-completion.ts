@@ -31,14 +31,18 @@ export interface StepResult {
   readonly failure: string | undefined;
 }
 
-/** Applies an already parsed action to `env` (mutating it) and scores the resulting state. */
-export function stepRole<E extends Env>(
+/**
+ * Applies an already parsed action to `env` (mutating it) and scores the resulting state. A
+ * role's optional `prepare` (sandbox runs, outside advice) is awaited first, every time.
+ */
+export async function stepRole<E extends Env>(
   team: Team<E>,
   role: Role<E, any>,
   env: E,
   read: ParsedCompletion,
   ctx: TurnContext,
-): StepResult {
+): Promise<StepResult> {
+  if (role.prepare) await role.prepare(env, read.parsed, ctx);
   const outcome = role.step(env, read.parsed, ctx);
   const reward = mixReward(outcome.local, team.globalReward(env), team.alpha);
   let failure = outcome.failure;

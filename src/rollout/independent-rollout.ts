@@ -15,7 +15,7 @@
  * to give them); tree mode instead scores them against the start-of-turn state.
  */
 import type { Env, Role, TurnContext } from '../envs/types.js';
-import type { Policy } from '../policy/types.js';
+import type { Completion, Policy } from '../policy/types.js';
 import { deriveSeed } from '../util/rng.js';
 import { parseCompletion, stepRole } from './apply-completion.js';
 import { buildSample, independentGroupKey } from './build-sample.js';
@@ -61,28 +61,31 @@ export async function independentRollout<E extends Env>(input: RolloutInput<E>):
         ),
       })),
     );
-    moves.forEach((m, i) => {
-      if (m.state.env.done) return; // parallel turns: an earlier role ended the episode
-      const completion = completions[i]![0]!;
-      const read = parseCompletion(m.role, completion);
-      const result = stepRole(team, m.role, m.state.env, read, ctx);
-      countFailures(m.state.stats, read, result);
-      m.state.stats.returns[m.role.name]! += result.reward.total;
-      m.state.samples.push(
-        buildSample({
-          taskId: m.state.env.taskId,
-          turn: ctx.turn,
-          role: m.role.name,
-          group: independentGroupKey(m.state.env.taskId, m.role.name),
-          branch: 0,
-          episode: m.state.episode,
-          prompt: m.prompt,
-          completion,
-          result,
-          policyId: m.policy.id,
-        }),
-      );
-    });
+    // In order, one at a time: a role's `prepare` may await the sandbox, and the steps must
+    // still land in the order their prompts were built.
+    for (const [i, m] of moves.entries()) await applyMove(m, completions[i]![0]!, ctx);
+  };
+
+  const applyMove = async (m: Move<E>, completion: Completion, ctx: TurnContext): Promise<void> => {
+    if (m.state.env.done) return; // parallel turns: an earlier role ended the episode
+    const read = parseCompletion(m.role, completion);
+    const result = await stepRole(team, m.role, m.state.env, read, ctx);
+    countFailures(m.state.stats, read, result);
+    m.state.stats.returns[m.role.name]! += result.reward.total;
+    m.state.samples.push(
+      buildSample({
+        taskId: m.state.env.taskId,
+        turn: ctx.turn,
+        role: m.role.name,
+        group: independentGroupKey(m.state.env.taskId, m.role.name),
+        branch: 0,
+        episode: m.state.episode,
+        prompt: m.prompt,
+        completion,
+        result,
+        policyId: m.policy.id,
+      }),
+    );
   };
 
   const moveFor = (state: EpisodeState<E>, role: Role<E, any>, ctx: TurnContext): Move<E> => ({

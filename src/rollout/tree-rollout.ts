@@ -66,21 +66,28 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
       ),
     }));
     const completions_N_K = await samplePolicies(calls);
-    return nodes.map((node, n) => scoreNode(node, completions_N_K[n]!, ctx));
+    // Branches are stepped concurrently (roles may await the sandbox); samples are recorded
+    // afterwards in node order, so the output does not depend on which run finished first.
+    const branches_N_K = await Promise.all(nodes.map((node, n) => stepBranches(node, completions_N_K[n]!, ctx)));
+    return nodes.map((node, n) => recordNode(node, completions_N_K[n]!, branches_N_K[n]!, ctx));
   };
 
-  const scoreNode = (node: Node<E>, completions_K: Completion[], ctx: TurnContext): Branch<E> => {
-    const branches_K = completions_K.map((completion): Branch<E> => {
-      const env = node.env.clone();
-      // A clone must behave exactly like its original; a prompt that differs on the clone
-      // means clone() or prompt() is broken and the group's comparison would be unfair.
-      invariant(
-        node.role.prompt(env, ctx) === node.prompt,
-        `${node.env.taskId} turn ${ctx.turn} ${node.role.name}: the prompt of a cloned env differs from the original's`,
-      );
-      const read = parseCompletion(node.role, completion);
-      return { env, read, result: stepRole(team, node.role, env, read, ctx) };
-    });
+  const stepBranches = (node: Node<E>, completions_K: Completion[], ctx: TurnContext): Promise<Branch<E>[]> =>
+    Promise.all(
+      completions_K.map(async (completion): Promise<Branch<E>> => {
+        const env = node.env.clone();
+        // A clone must behave exactly like its original; a prompt that differs on the clone
+        // means clone() or prompt() is broken and the group's comparison would be unfair.
+        invariant(
+          node.role.prompt(env, ctx) === node.prompt,
+          `${node.env.taskId} turn ${ctx.turn} ${node.role.name}: the prompt of a cloned env differs from the original's`,
+        );
+        const read = parseCompletion(node.role, completion);
+        return { env, read, result: await stepRole(team, node.role, env, read, ctx) };
+      }),
+    );
+
+  const recordNode = (node: Node<E>, completions_K: Completion[], branches_K: Branch<E>[], ctx: TurnContext): Branch<E> => {
     let best = 0;
     branches_K.forEach((b, i) => {
       if (b.result.reward.total > branches_K[best]!.result.reward.total) best = i;
@@ -134,10 +141,10 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
       const nodes = playing.flatMap((s) => team.roles.map((role) => nodeFor(s, role, ctx)));
       const chosen = await expand(nodes, ctx);
       // Apply the chosen actions to each task's env in role order (nodes are task-major).
-      nodes.forEach((node, n) => {
-        if (node.state.env.done) return;
-        stepRole(team, node.role, node.state.env, chosen[n]!.read, ctx);
-      });
+      for (const [n, node] of nodes.entries()) {
+        if (node.state.env.done) continue;
+        await stepRole(team, node.role, node.state.env, chosen[n]!.read, ctx);
+      }
     }
   }
 
