@@ -14,6 +14,8 @@
   (param $p0 i32) (param $kc i32) (param $j0 i32) (param $nc i32) (param $dst i32)
   (local $j i32) (local $jEnd i32) (local $p i32) (local $jj i32) (local $col i32) (local $src i32)
   (local $stride i32)
+  (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
+  (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
   (local.set $jEnd (i32.add (local.get $j0) (local.get $nc)))
   (local.set $j (local.get $j0))
   (if (i32.and (i32.eqz (local.get $transB)) (i32.ge_u (local.get $nc) (i32.const 8)))
@@ -57,12 +59,45 @@
       (else
         (if (i32.and (local.get $transB) (i32.le_u (i32.add (local.get $j) (i32.const 8)) (local.get $jEnd)))
           (then
-            ;; op(B)[p][col] = b[col*k + p]: 8 row streams of b, one float each per k step
+            ;; op(B)[p][col] = b[col*k + p]: 8 row streams of b. Four k steps at a time: load
+            ;; 4 floats from each row, transpose the two 4x4 blocks with shuffles, store 4 panel
+            ;; rows; the last kc % 4 steps go one float at a time.
             (local.set $src (i32.add (local.get $b)
               (i32.shl (i32.add (i32.mul (local.get $j) (local.get $k)) (local.get $p0)) (i32.const 2))))
             (local.set $stride (i32.shl (local.get $k) (i32.const 2)))
             (local.set $p (i32.const 0))
-            (loop $rowsT
+            (block $quadsDone (loop $quads
+              (br_if $quadsDone (i32.gt_u (i32.add (local.get $p) (i32.const 4)) (local.get $kc)))
+              (local.set $v0 (v128.load (i32.add (local.get $src) (i32.mul (local.get $stride) (i32.const 0)))))
+              (local.set $v1 (v128.load (i32.add (local.get $src) (i32.mul (local.get $stride) (i32.const 1)))))
+              (local.set $v2 (v128.load (i32.add (local.get $src) (i32.mul (local.get $stride) (i32.const 2)))))
+              (local.set $v3 (v128.load (i32.add (local.get $src) (i32.mul (local.get $stride) (i32.const 3)))))
+              (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v0) (local.get $v1)))
+              (local.set $t1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v2) (local.get $v3)))
+              (local.set $t2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v0) (local.get $v1)))
+              (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v2) (local.get $v3)))
+              (v128.store offset=0 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1)))
+              (v128.store offset=32 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1)))
+              (v128.store offset=64 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t2) (local.get $t3)))
+              (v128.store offset=96 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t2) (local.get $t3)))
+              (local.set $v0 (v128.load (i32.add (local.get $src) (i32.mul (local.get $stride) (i32.const 4)))))
+              (local.set $v1 (v128.load (i32.add (local.get $src) (i32.mul (local.get $stride) (i32.const 5)))))
+              (local.set $v2 (v128.load (i32.add (local.get $src) (i32.mul (local.get $stride) (i32.const 6)))))
+              (local.set $v3 (v128.load (i32.add (local.get $src) (i32.mul (local.get $stride) (i32.const 7)))))
+              (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v0) (local.get $v1)))
+              (local.set $t1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v2) (local.get $v3)))
+              (local.set $t2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v0) (local.get $v1)))
+              (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v2) (local.get $v3)))
+              (v128.store offset=16 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1)))
+              (v128.store offset=48 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1)))
+              (v128.store offset=80 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t2) (local.get $t3)))
+              (v128.store offset=112 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t2) (local.get $t3)))
+              (local.set $dst (i32.add (local.get $dst) (i32.const 128)))
+              (local.set $src (i32.add (local.get $src) (i32.const 16)))
+              (local.set $p (i32.add (local.get $p) (i32.const 4)))
+              (br $quads)))
+            (block $rowsTDone (loop $rowsT
+              (br_if $rowsTDone (i32.ge_u (local.get $p) (local.get $kc)))
               (local.set $col (local.get $src))
               (f32.store offset=0 (local.get $dst) (f32.load (local.get $col)))
               (f32.store offset=4 (local.get $dst) (f32.load (local.tee $col (i32.add (local.get $col) (local.get $stride)))))
@@ -74,7 +109,8 @@
               (f32.store offset=28 (local.get $dst) (f32.load (local.tee $col (i32.add (local.get $col) (local.get $stride)))))
               (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
               (local.set $src (i32.add (local.get $src) (i32.const 4)))
-              (br_if $rowsT (i32.lt_u (local.tee $p (i32.add (local.get $p) (i32.const 1))) (local.get $kc)))))
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (br $rowsT))))
           (else
             ;; last, partial panel: element by element, zero-padding missing columns
             (local.set $p (i32.const 0))
