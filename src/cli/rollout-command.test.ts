@@ -42,7 +42,7 @@ test('one JSON line per sample, keys in the fixed order', async () => {
   const keys = Object.keys(withFailure);
   assert.equal(keys.indexOf('failure'), keys.indexOf('policy') + 1);
   // Independent mode writes `episode` instead of `chosen`.
-  const ind = JSON.parse((await run(join(dir, 'ind.jsonl'), ['rollout.mode=independent'])).text.split('\n')[0]!);
+  const ind = JSON.parse((await run(join(dir, 'ind.jsonl'), ['algorithm=grpo', 'rollout.mode=independent'])).text.split('\n')[0]!);
   assert.equal(ind.episode, 0);
   assert.equal('chosen' in ind, false);
 });

@@ -8,18 +8,29 @@ import { policySection } from './policy-section.js';
 import { rolloutSection } from './rollout-section.js';
 import { tasksSection } from './tasks-section.js';
 import { teamSection } from './team-section.js';
+import { modelSection } from './model-section.js';
+import { trainSection } from './train-section.js';
+import { warmStartSection } from './warm-start-section.js';
 
 export const sections = {
   team: teamSection,
   rollout: rolloutSection,
   advantage: advantageSection,
   policy: policySection,
+  model: modelSection,
+  warm_start: warmStartSection,
+  train: trainSection,
 };
 
 export const configSchema = z.strictObject({
   /** Run name (folder under runs/); defaults to the task name. */
   name: z.string().min(1).optional(),
   seed: z.number().int().min(0).default(1),
+  /**
+   * at-grpo: tree rollouts, (task, turn, role) groups; grpo: independent episodes, task-level
+   * groups (the baseline); magrpo: joint actions and returns over turns.
+   */
+  algorithm: z.enum(['at-grpo', 'grpo', 'magrpo']).default('at-grpo'),
   tasks: tasksSection,
   ...sections,
 });

@@ -43,11 +43,20 @@ test('a minimal config resolves with every default filled, max_turns from the ta
     stop: ['\n'],
   });
   assert.deepEqual(config.advantage, { estimator: 'grpo', filter_zero_variance: false });
-  assert.deepEqual(config.policy, { kind: 'scripted', skill: 0.5 });
+  assert.deepEqual(config.policy, { kind: 'scripted', skill: 0.5, map: 'shared', models: {} });
+  assert.equal(config.algorithm, 'at-grpo');
+});
+
+test('the rollout mode follows the algorithm, and a contradiction is an error', () => {
+  assert.equal(resolveConfig({ tasks: { name: 'toy' }, algorithm: 'grpo' }).rollout.mode, 'independent');
+  assert.match(
+    configError(() => resolveConfig({ tasks: { name: 'toy' }, algorithm: 'at-grpo', rollout: { mode: 'independent' } })),
+    /rollout\.mode: algorithm at-grpo samples with mode tree/,
+  );
 });
 
 test('values given in the file win over defaults, including the task options', () => {
-  const path = file('full.yaml', 'name: run\nseed: 9\ntasks:\n  name: toy\n  max_target: 20\nteam:\n  max_turns: 6\n  alpha: 0.5\nrollout:\n  mode: independent\n  stop: []\n');
+  const path = file('full.yaml', 'name: run\nseed: 9\ntasks:\n  name: toy\n  max_target: 20\nteam:\n  max_turns: 6\n  alpha: 0.5\nalgorithm: grpo\nrollout:\n  mode: independent\n  stop: []\n');
   const config = loadConfig(path);
   assert.equal(config.name, 'run');
   assert.equal(config.seed, 9);
@@ -85,7 +94,7 @@ test('every problem is reported at once', () => {
 });
 
 test('policy kinds that are not built yet are a clear error, not ignored', () => {
-  assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, policy: { kind: 'embedded' } })), /policy\.kind: "embedded" is not available yet/);
+  assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, policy: { kind: 'openai' } })), /policy\.kind: "openai" is not available yet/);
   assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, policy: { kind: 'gpt' } })), /policy\.kind: expected one of scripted \| embedded/);
 });
 

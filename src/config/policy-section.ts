@@ -1,20 +1,34 @@
 /**
  * `policy:` what plays the roles. Every planned kind is a known value, so a config naming one
  * that is not built yet gets a clear error instead of being silently ignored.
+ *
+ * For `kind: embedded`, `map` says which roles share weights (DESIGN.md "Policy map"):
+ * - `shared`: one model plays every role (the role is in the prompt);
+ * - `per-role`: one model per role, each updated only on its own role's samples;
+ * - `lora`: one frozen base model, one LoRA adapter per role;
+ * - a mapping role -> policy id (e.g. { tool: small, plan: big }): roles with the same id share
+ *   a model; `models.<id>` may give that model its own sizes (heterogeneous teams).
  */
 import { z } from 'zod';
+import { modelOverride } from './model-section.js';
 
 export const policyKinds = ['scripted', 'embedded', 'openai', 'reference'] as const;
 export type PolicyKind = (typeof policyKinds)[number];
 
 /** The kinds this build can run. */
-export const availablePolicyKinds: readonly PolicyKind[] = ['scripted'];
+export const availablePolicyKinds: readonly PolicyKind[] = ['scripted', 'embedded'];
+
+export const policyMaps = ['shared', 'per-role', 'lora'] as const;
 
 export const policySection = z
   .strictObject({
     kind: z.enum(policyKinds).default('scripted'),
     /** Scripted players only: 0 plays randomly, 1 plays the solver's moves. */
     skill: z.number().min(0).max(1).default(0.5),
+    /** Embedded only: which roles share weights (see above). */
+    map: z.union([z.enum(policyMaps), z.record(z.string().min(1), z.string().min(1))]).default('shared'),
+    /** Embedded only: size overrides per policy id, for heterogeneous teams. */
+    models: z.record(z.string().min(1), modelOverride).default({}),
   })
   .superRefine((policy, ctx) => {
     if (!availablePolicyKinds.includes(policy.kind)) {

@@ -8,12 +8,21 @@ import { getTask, taskNames } from '../envs/registry.js';
 import { TroupeError } from '../util/errors.js';
 import { configSchema, type ParsedConfig } from './config-schema.js';
 import { formatIssues } from './format-issues.js';
+import type { RolloutMode } from '../rollout/types.js';
 
 export type ResolvedConfig = Omit<ParsedConfig, 'name' | 'team' | 'tasks'> & {
   name: string;
   /** The task name and its options, defaults filled (validated by the task's optionsSchema). */
   tasks: { name: string } & Record<string, unknown>;
   team: ParsedConfig['team'] & { max_turns: number };
+  rollout: ParsedConfig['rollout'] & { mode: RolloutMode };
+};
+
+/** The rollout mode each algorithm trains with. */
+const modeOfAlgorithm: Record<ParsedConfig['algorithm'], RolloutMode> = {
+  'at-grpo': 'tree',
+  grpo: 'independent',
+  magrpo: 'tree',
 };
 
 /** A `--set key=value` override, kept so errors can say which override caused them. */
@@ -65,6 +74,16 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
     }
   }
 
+  if (parsed.success) {
+    const { algorithm, rollout } = parsed.data;
+    if (rollout.mode !== undefined && algorithm !== 'magrpo' && rollout.mode !== modeOfAlgorithm[algorithm]) {
+      problems.push({
+        path: 'rollout.mode',
+        message: `algorithm ${algorithm} samples with mode ${modeOfAlgorithm[algorithm]}, got ${JSON.stringify(rollout.mode)}; drop rollout.mode or use algorithm ${rollout.mode === 'tree' ? 'at-grpo' : 'grpo'}`,
+      });
+    }
+  }
+
   if (problems.length > 0 || !parsed.success || !tasks) {
     const overrides = options.overrides ?? [];
     const lines = problems.map((p) => `${p.path}: ${p.message}${originOf(p.path, overrides)}`);
@@ -77,6 +96,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
     ...config,
     tasks,
     team: { ...config.team, max_turns: config.team.max_turns ?? defaultMaxTurns },
+    rollout: { ...config.rollout, mode: config.rollout.mode ?? modeOfAlgorithm[config.algorithm] },
   };
 }
 

@@ -3,8 +3,11 @@ import { z } from 'zod';
 
 export const rolloutSection = z
   .strictObject({
-    /** `tree` = AT-GRPO branching; `independent` = K whole episodes per task (GRPO baseline). */
-    mode: z.enum(['tree', 'independent']).default('tree'),
+    /**
+     * `tree` = AT-GRPO branching; `independent` = K whole episodes per task (GRPO baseline).
+     * Defaults from `algorithm` (at-grpo: tree, grpo: independent).
+     */
+    mode: z.enum(['tree', 'independent']).optional(),
     /** Branches per node (tree) or episodes per task (independent); 4 as in MAGRPO's G. */
     k: z.number().int().min(1).max(64).default(4),
     /** Tasks per batch. */

@@ -1,0 +1,51 @@
+/**
+ * `model:` the embedded base model (policy.kind: embedded). Either a folder to load
+ * (`path`, Hugging Face layout) or sizes for a fresh model that the warm start then teaches.
+ * Defaults are a small Llama (about 0.4M parameters) that fits the compact task formats and
+ * trains on 2 CPU cores in minutes. Per-policy size overrides (heterogeneous teams) live in
+ * `policy.models`.
+ */
+import { z } from 'zod';
+import { LINEAR_MODULES } from '../engine/model/llama-params.js';
+
+export const modelSizes = {
+  /** Width of the residual stream. */
+  hidden: z.number().int().min(8).default(64),
+  layers: z.number().int().min(1).default(4),
+  heads: z.number().int().min(1).default(4),
+  /** Grouped-query attention: key/value heads (defaults to heads). */
+  kv_heads: z.number().int().min(1).optional(),
+  intermediate: z.number().int().min(8).default(192),
+  /** Longest prompt + response in tokens (compact prompts are ~200 characters). */
+  context: z.number().int().min(16).default(320),
+  tied: z.boolean().default(false),
+};
+
+export const loraSection = z
+  .strictObject({
+    r: z.number().int().min(1).default(8),
+    alpha: z.number().positive().default(16),
+    target_modules: z.array(z.enum(LINEAR_MODULES)).min(1).default(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']),
+  })
+  .prefault({});
+
+export const modelSection = z
+  .strictObject({
+    /** Load this model folder instead of initialising one (then the warm start is skipped unless forced). */
+    path: z.string().min(1).optional(),
+    ...modelSizes,
+    /** Seed of the initial weights (defaults to the run seed). */
+    seed: z.number().int().min(0).optional(),
+    /** Adapter shape for policy.map: lora. */
+    lora: loraSection,
+  })
+  .prefault({});
+
+/** Size overrides for one policy of a heterogeneous team (policy.models.<id>). */
+export const modelOverride = z.strictObject({
+  hidden: modelSizes.hidden.optional(),
+  layers: modelSizes.layers.optional(),
+  heads: modelSizes.heads.optional(),
+  kv_heads: modelSizes.kv_heads,
+  intermediate: modelSizes.intermediate.optional(),
+});

@@ -1,0 +1,40 @@
+/**
+ * `train:` the RL loop (troupe train): how many steps, the optimizer, the PPO-clip loss,
+ * evaluation and checkpoints. Defaults follow SEEDS.md (clip 0.2, token-mean, no KL,
+ * gradient clip 1.0, cosine schedule with warm-up) with a learning rate for small models.
+ */
+import { z } from 'zod';
+
+export const trainSection = z
+  .strictObject({
+    /** RL steps; each plays rollout.tasks tasks and makes one update per policy. */
+    steps: z.number().int().min(0).default(40),
+    lr: z.number().positive().default(1e-3),
+    warmup_steps: z.number().int().min(0).default(2),
+    /** The cosine schedule ends at lr * min_lr_ratio. */
+    min_lr_ratio: z.number().min(0).max(1).default(0.1),
+    /** MAGRPO's original loss is `reinforce`; AT-GRPO uses `ppo-clip`. */
+    loss: z.enum(['ppo-clip', 'reinforce']).default('ppo-clip'),
+    clip_low: z.number().min(0).max(1).default(0.2),
+    clip_high: z.number().min(0).default(0.2),
+    aggregation: z.enum(['token-mean', 'sequence-mean']).default('token-mean'),
+    /** KL penalty towards the initial (reference) policy; 0 = off, as in AT-GRPO. */
+    kl_coef: z.number().min(0).default(0),
+    kl_estimator: z.enum(['k1', 'k2', 'k3']).default('k3'),
+    grad_clip: z.number().positive().default(1),
+    weight_decay: z.number().min(0).default(0),
+    /** Most tokens per micro-batch (memory bound; does not change the result). */
+    micro_batch_tokens: z.number().int().min(64).default(16384),
+    /** Largest tolerated gap between sampling-time and learner logprobs (stale-weight check). */
+    logprob_tolerance: z.number().positive().default(1e-3),
+    /** Evaluate on held-out tasks every N steps (and at the end); 0 = only at the end. */
+    eval_every: z.number().int().min(0).default(10),
+    eval_tasks: z.number().int().min(1).default(200),
+    /** Sampling temperature for evaluation (0 = greedy). */
+    eval_temperature: z.number().min(0).default(0),
+    checkpoint_every: z.number().int().min(0).default(10),
+    keep_checkpoints: z.number().int().min(1).default(2),
+    /** Write the step's samples to rollouts/step-N.jsonl every N steps; 0 = never. */
+    samples_every: z.number().int().min(0).default(10),
+  })
+  .prefault({});
