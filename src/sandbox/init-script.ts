@@ -1,12 +1,13 @@
 /**
  * The sandbox's init process, as Python source. It is trusted code written by Troupe (never
- * model output) and runs as PID 1 of a fresh PID, mount, network, IPC and UTS namespace that
- * `unshare` created. Python is used because the machine's `python3` is already required for
- * Python tasks and it can do what a shell cannot without extra packages: the mount and
- * pivot_root system calls, setrlimit, dropping to an unprivileged uid, and `wait4` (exit
- * status plus CPU time of the program).
+ * model output). `unshare` starts it in fresh mount, network, IPC and UTS namespaces and with
+ * a fresh PID namespace for its children. Python is used because the machine's `python3` is
+ * already required for Python tasks and it can do what a shell cannot without extra
+ * packages: the mount and pivot_root system calls, setrlimit, dropping to an unprivileged
+ * uid, and `wait4` (exit status plus CPU time of the program).
  *
  * Steps (see docs/sandbox.md for what they guarantee):
+ *  0. fork the init, PID 1 of the new PID namespace, which dies with its parent;
  *  1. mount a size-capped tmpfs as the new root; bind the few host paths an interpreter
  *     needs read-only, nosuid, nodev (only the /dev/null-style device files keep dev);
  *     the tmpfs caps bytes and inodes, so filling it fails with ENOSPC, not host trouble;
@@ -17,13 +18,13 @@
  *     no core dumps), drop all groups and capabilities by switching to the sandbox uid,
  *     set no_new_privs, then exec node, or run a Python program in the forked interpreter;
  *  5. as PID 1, reap every process, enforce the wall-clock limit with SIGALRM, and when the
- *     program ends kill everything left in the namespace (kill(-1) from PID 1 reaches every
- *     other process of the namespace); report one JSON line on fd 3.
+ *     program ends kill and reap everything left in the namespace (kill(-1) from PID 1
+ *     reaches every other process of the namespace); report one JSON line on fd 3.
  *
  * Config arrives as one argument holding a Python literal (`InitConfig` in run-program.ts,
  * written by `toPythonLiteral`; Troupe's own data, never model output). The script avoids
- * json, platform and shutil because their imports cost ~20 ms of CPU on every run. Exit codes of the
- * init itself: 0 after reporting, 70 when setup failed (the message is on fd 3 as JSON).
+ * json, platform and shutil because their imports cost ~20 ms of CPU on every run. Exit codes
+ * of the init itself: 0 after reporting, 70 when setup failed (the message is on fd 3 as JSON).
  */
 export const INIT_SCRIPT = String.raw`
 import sys
@@ -32,11 +33,29 @@ import ctypes, os, resource, signal, time
 
 cfg = eval(sys.argv[1], {'__builtins__': {}})
 report_fd = 3
+libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+# Stage 0: unshare gave us new namespaces, but a new PID namespace only for our children. Fork
+# the init (PID 1 there), close our copies of the pipes so that Troupe sees them end as soon as
+# the init is done, and wait. The init dies with us (PDEATHSIG): Troupe kills the whole run by
+# killing this process. Troupe does not wait for our exit, which comes only after the kernel
+# has torn the namespaces down (tens of ms of RCU grace periods, no CPU).
+if os.fork() != 0:
+    for fd in range(5):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    try:
+        os.wait()
+    finally:
+        os._exit(0)
+libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 if os.getpid() != 1:
     # kill(-1) below must only ever reach this PID namespace: refuse to run outside one.
     os.write(report_fd, b'{"setupError": "init is not PID 1 of a new PID namespace"}\n')
     sys.exit(70)
-libc = ctypes.CDLL(None, use_errno=True)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
@@ -218,7 +237,16 @@ for entry in os.listdir('/proc'):
                     survivors += 1
         except (OSError, IndexError):
             pass  # ended meanwhile
-kill_all()
+# Kill and reap until the init has no child left. Orphans are re-parented to the init, so
+# no child means no process left in the namespace: when the report arrives, all are gone.
+while True:
+    kill_all()
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+    except InterruptedError:
+        continue
 report({
     'exitCode': os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
     'signal': os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
@@ -228,4 +256,5 @@ report({
     'durationMs': round(elapsed * 1000),
     'survivors': survivors,
 })
+os._exit(0)  # skip interpreter finalization: the pipes close (and Troupe moves on) sooner
 `;

@@ -1,10 +1,15 @@
 /**
  * Runs one program in a fresh sandbox (no queueing: sandbox.ts adds the concurrency limit).
  *
- * Process tree: Troupe -> `unshare` (new PID/mount/net/IPC/UTS namespaces, `--kill-child`)
- * -> init (PID 1, trusted Python from init-script.ts) -> the program as the sandbox uid.
- * Killing `unshare` SIGKILLs the init, and the kernel then kills every process left in the
- * PID namespace, so Troupe's backstop kill and output-cap kill never leave survivors either.
+ * Process tree: Troupe -> `unshare` (new mount/net/IPC/UTS namespaces, and a new PID
+ * namespace for its children) exec'ing stage 0 -> init (PID 1, trusted Python from
+ * init-script.ts) -> the program as the sandbox uid. Killing stage 0 SIGKILLs the init
+ * (PDEATHSIG), and the kernel then kills every process left in the PID namespace, so the
+ * backstop and output-cap kills never leave survivors either.
+ *
+ * The result is ready when every pipe has ended: stage 0 closes its copies at once, and the
+ * init reports only after it has reaped every process of the namespace. Troupe does not wait
+ * for stage 0 to exit, which happens after the kernel has torn the namespaces down.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -155,12 +160,12 @@ function execute(
   limits: SandboxLimits,
   cpuLimitMs: number,
 ): Promise<RunResult> {
-  const args = ['--mount', '--pid', '--net', '--ipc', '--uts', '--fork', '--kill-child=SIGKILL', '--'];
   // Python programs run in the init's interpreter, so its flags are theirs: -S skips `site`
   // (site-packages and .pth hooks, 50 ms of start-up on some machines, nothing a standard-
   // library program needs), -B writes no bytecode, and PYTHONHASHSEED=0 makes str hashing
   // (set and dict-of-str iteration order) the same on every run. No -I: it would ignore
   // PYTHONHASHSEED; the init drops the current directory from sys.path itself.
+  const args = ['--mount', '--pid', '--net', '--ipc', '--uts', '--'];
   args.push(host.python, '-S', '-B', '-c', INIT_SCRIPT, toPythonLiteral(config));
   const child = spawn(host.unshare, args, {
     stdio: ['pipe', 'pipe', 'pipe', 'pipe', request.channel ? 'pipe' : 'ignore'],
@@ -180,10 +185,14 @@ function execute(
     outputExceeded = true;
     killAll();
   };
+  const streams = [child.stdout, child.stderr, child.stdio[3]] as Readable[];
   readInto(child.stdout, stdout, onExceeded);
   readInto(child.stderr, stderr, onExceeded);
   readInto(child.stdio[3] as Readable, report, () => undefined);
-  if (request.channel) readInto(child.stdio[4] as Readable, channel, onExceeded);
+  if (request.channel) {
+    readInto(child.stdio[4] as Readable, channel, onExceeded);
+    streams.push(child.stdio[4] as Readable);
+  }
   child.stdin?.on('error', () => undefined); // the program may exit without reading stdin
   child.stdin?.end(request.stdin ?? '');
   const backstop = setTimeout(() => {
@@ -193,12 +202,26 @@ function execute(
   const started = performance.now();
 
   return new Promise<RunResult>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(backstop);
+      fn();
+    };
     child.on('error', (cause) => {
-      clearTimeout(backstop);
-      reject(new TroupeError('sandbox', `could not start '${host.unshare}': ${cause.message}. Install util-linux.`, { cause }));
+      settle(() =>
+        reject(new TroupeError('sandbox', `could not start '${host.unshare}': ${cause.message}. Install util-linux.`, { cause })),
+      );
     });
-    child.on('close', () => {
-      clearTimeout(backstop);
+    let open = streams.length;
+    for (const stream of streams) {
+      stream.on('close', () => {
+        open -= 1;
+        if (open === 0) settle(() => finish());
+      });
+    }
+    const finish = (): void => {
       const line = report.text().trim().split('\n').pop() ?? '';
       let raw: InitReport | undefined;
       try {
@@ -249,6 +272,6 @@ function execute(
         cpuMs,
         survivorsKilled: raw?.survivors ?? 0,
       });
-    });
+    };
   });
 }
