@@ -242,7 +242,7 @@ function execute(
         reject(
           new TroupeError(
             'sandbox',
-            `the sandbox ended without a report (stderr: ${stderr.tail().slice(-500) || 'empty'}). Check that 'unshare --mount --pid --net --fork true' works here; see docs/sandbox.md.`,
+            `the sandbox ended without a report (stderr: ${stderr.tail().slice(-500) || 'empty'}). Check that 'unshare --mount --pid --net --fork true' works as root here; see docs/sandbox.md.`,
           ),
         );
         return;
