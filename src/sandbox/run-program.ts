@@ -52,12 +52,13 @@ interface InitReport {
   signal: number | null;
   timedOut: boolean;
   cpuMs: number;
+  maxRssKb: number;
   durationMs: number;
   survivors: number;
 }
 
 const MIB = 1024 * 1024;
-/** Time allowed for namespace and mount setup plus teardown before Troupe kills the run itself. */
+/** Time allowed for namespace and mount setup before Troupe kills the run itself. */
 const BACKSTOP_GRACE_MS = 5000;
 
 /** Files and folders the private tmpfs may hold: plenty for a program, few enough to be harmless. */
@@ -270,6 +271,7 @@ function execute(
         channel: channel.text(),
         durationMs: raw?.durationMs ?? Math.round(performance.now() - started),
         cpuMs,
+        maxRssKb: raw?.maxRssKb ?? 0,
         survivorsKilled: raw?.survivors ?? 0,
       });
     };

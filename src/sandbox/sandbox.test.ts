@@ -47,6 +47,7 @@ test('a python program reads stdin and writes stdout', async () => {
   assert.equal(r.stdout, '42\n');
   assert.equal(r.stderr, 'err\n');
   assert.equal(r.stdoutTruncated, false);
+  assert.ok(r.maxRssKb > 1000 && r.maxRssKb < 256 * 1024, `rss ${r.maxRssKb} KiB`);
 });
 
 test('a javascript program reads stdin and writes stdout', async () => {

@@ -124,6 +124,8 @@ export interface RunResult {
   readonly durationMs: number;
   /** CPU time (user + system) of the program's main process and the children it waited for. */
   readonly cpuMs: number;
+  /** Peak resident memory of the program's main process, in KiB. */
+  readonly maxRssKb: number;
   /**
    * Processes the program left running when it ended (background children, fork-bomb
    * remnants). All of them were killed; the count is here for logs and tests.
