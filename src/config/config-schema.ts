@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { advantageSection } from './advantage-section.js';
+import { magrpoSection } from './magrpo-section.js';
 import { policySection } from './policy-section.js';
 import { rolloutSection } from './rollout-section.js';
 import { tasksSection } from './tasks-section.js';
@@ -16,6 +17,7 @@ export const sections = {
   team: teamSection,
   rollout: rolloutSection,
   advantage: advantageSection,
+  magrpo: magrpoSection,
   policy: policySection,
   model: modelSection,
   warm_start: warmStartSection,

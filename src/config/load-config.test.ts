@@ -131,7 +131,7 @@ test('--set of an unknown key or a bad value is the same error as in a file', ()
   assert.match(fromSet, /team\.ordr: unknown key; allowed keys here/);
   assert.equal(fromSet.split(': ').slice(1).join(': ').replace(/ \(from --set .*\)$/, ''), fromFile.split(': ').slice(1).join(': '));
   assert.match(fromSet, /\(from --set team\.ordr=parallel\)/);
-  assert.match(configError(() => loadConfig(path, ['rollout.mode=forest'])), /rollout\.mode: expected one of tree \| independent, got "forest"/);
+  assert.match(configError(() => loadConfig(path, ['rollout.mode=forest'])), /rollout\.mode: expected one of tree \| independent \| joint, got "forest"/);
   assert.match(configError(() => loadConfig(path, ['nokey'])), /--set nokey: expected key=value/);
   assert.match(configError(() => loadConfig(path, ['seed.deep=1'])), /seed: expected a number/);
 });

@@ -8,7 +8,8 @@ import { getTask, taskNames } from '../envs/registry.js';
 import { TroupeError } from '../util/errors.js';
 import { configSchema, type ParsedConfig } from './config-schema.js';
 import { formatIssues } from './format-issues.js';
-import type { RolloutMode } from '../rollout/types.js';
+import { resolveJointOptions } from '../rollout/joint-options.js';
+import type { JointOptions, RolloutMode } from '../rollout/types.js';
 
 export type ResolvedConfig = Omit<ParsedConfig, 'name' | 'team' | 'tasks'> & {
   name: string;
@@ -16,14 +17,39 @@ export type ResolvedConfig = Omit<ParsedConfig, 'name' | 'team' | 'tasks'> & {
   tasks: { name: string } & Record<string, unknown>;
   team: ParsedConfig['team'] & { max_turns: number };
   rollout: ParsedConfig['rollout'] & { mode: RolloutMode };
+  /** Defaults filled, `expand` included (all for aligned, best for cross). */
+  magrpo: JointOptions;
 };
 
-/** The rollout mode each algorithm trains with. */
+/** The rollout mode each algorithm trains with (and requires). */
 const modeOfAlgorithm: Record<ParsedConfig['algorithm'], RolloutMode> = {
   'at-grpo': 'tree',
   grpo: 'independent',
-  magrpo: 'tree',
+  magrpo: 'joint',
 };
+
+const algorithmOfMode: Record<RolloutMode, ParsedConfig['algorithm']> = {
+  tree: 'at-grpo',
+  independent: 'grpo',
+  joint: 'magrpo',
+};
+
+/**
+ * Defaults that depend on the algorithm, applied only when the file leaves the key out:
+ * MAGRPO plays the roles in parallel (the only order joint rollouts play) and trains with its
+ * original loss, -logprob * A without a ratio (SEEDS.md section 2).
+ */
+const algorithmDefaults: Record<ParsedConfig['algorithm'], { order?: 'parallel'; loss?: 'reinforce' }> = {
+  'at-grpo': {},
+  grpo: {},
+  magrpo: { order: 'parallel', loss: 'reinforce' },
+};
+
+/** Whether the raw config object sets `section.key`. */
+function sets(object: Record<string, unknown>, section: string, key: string): boolean {
+  const value = object[section];
+  return isPlainObject(value) && value[key] !== undefined;
+}
 
 /** A `--set key=value` override, kept so errors can say which override caused them. */
 export interface Override {
@@ -75,11 +101,23 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
   }
 
   if (parsed.success) {
-    const { algorithm, rollout } = parsed.data;
-    if (rollout.mode !== undefined && algorithm !== 'magrpo' && rollout.mode !== modeOfAlgorithm[algorithm]) {
+    const { algorithm, rollout, team } = parsed.data;
+    if (rollout.mode !== undefined && rollout.mode !== modeOfAlgorithm[algorithm]) {
       problems.push({
         path: 'rollout.mode',
-        message: `algorithm ${algorithm} samples with mode ${modeOfAlgorithm[algorithm]}, got ${JSON.stringify(rollout.mode)}; drop rollout.mode or use algorithm ${rollout.mode === 'tree' ? 'at-grpo' : 'grpo'}`,
+        message: `algorithm ${algorithm} samples with mode ${modeOfAlgorithm[algorithm]}, got ${JSON.stringify(rollout.mode)}; drop rollout.mode or use algorithm ${algorithmOfMode[rollout.mode]}`,
+      });
+    }
+    if (algorithm !== 'magrpo' && object.magrpo !== undefined) {
+      problems.push({
+        path: 'magrpo',
+        message: `the magrpo section only applies to algorithm magrpo, got algorithm ${algorithm}; remove the section or set algorithm: magrpo`,
+      });
+    }
+    if (algorithm === 'magrpo' && sets(object, 'team', 'order') && team.order !== 'parallel') {
+      problems.push({
+        path: 'team.order',
+        message: `algorithm magrpo plays the roles in parallel (each samples G responses from its own prompt), got ${JSON.stringify(team.order)}; set team.order: parallel or drop the key`,
       });
     }
   }
@@ -91,12 +129,19 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
     throw new TroupeError('config', `${where}: ${body}`);
   }
   const { name, ...config } = parsed.data;
+  const defaults = algorithmDefaults[config.algorithm];
   return {
     name: name ?? tasks.name,
     ...config,
     tasks,
-    team: { ...config.team, max_turns: config.team.max_turns ?? defaultMaxTurns },
+    team: {
+      ...config.team,
+      order: defaults.order !== undefined && !sets(object, 'team', 'order') ? defaults.order : config.team.order,
+      max_turns: config.team.max_turns ?? defaultMaxTurns,
+    },
     rollout: { ...config.rollout, mode: config.rollout.mode ?? modeOfAlgorithm[config.algorithm] },
+    magrpo: resolveJointOptions(config.magrpo),
+    train: { ...config.train, loss: defaults.loss !== undefined && !sets(object, 'train', 'loss') ? defaults.loss : config.train.loss },
   };
 }
 

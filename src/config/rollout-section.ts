@@ -4,11 +4,12 @@ import { z } from 'zod';
 export const rolloutSection = z
   .strictObject({
     /**
-     * `tree` = AT-GRPO branching; `independent` = K whole episodes per task (GRPO baseline).
-     * Defaults from `algorithm` (at-grpo: tree, grpo: independent).
+     * `tree` = AT-GRPO branching; `independent` = K whole episodes per task (GRPO baseline);
+     * `joint` = MAGRPO joint actions. Follows `algorithm` (at-grpo: tree, grpo: independent,
+     * magrpo: joint); each algorithm requires its own mode.
      */
-    mode: z.enum(['tree', 'independent']).optional(),
-    /** Branches per node (tree) or episodes per task (independent); 4 as in MAGRPO's G. */
+    mode: z.enum(['tree', 'independent', 'joint']).optional(),
+    /** Branches per node (tree), episodes per task (independent), or G per role per node (joint); 4 as in MAGRPO's G. */
     k: z.number().int().min(1).max(64).default(4),
     /** Tasks per batch. */
     tasks: z.number().int().min(1).default(8),

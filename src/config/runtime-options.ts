@@ -10,7 +10,8 @@ export function teamOptions(config: ResolvedConfig): TeamOptions {
 
 export function rolloutOptions(config: ResolvedConfig): RolloutOptions {
   const r = config.rollout;
-  return { mode: r.mode, k: r.k, temperature: r.temperature, topP: r.top_p, topK: r.top_k, maxTokens: r.max_tokens, stop: r.stop };
+  const options: RolloutOptions = { mode: r.mode, k: r.k, temperature: r.temperature, topP: r.top_p, topK: r.top_k, maxTokens: r.max_tokens, stop: r.stop };
+  return r.mode === 'joint' ? { ...options, joint: config.magrpo } : options;
 }
 
 /** The task's own options: the `tasks` section without `name`. */

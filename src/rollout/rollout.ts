@@ -12,7 +12,9 @@
 import type { Env } from '../envs/types.js';
 import { TroupeError } from '../util/errors.js';
 import { checkGroups } from './check-groups.js';
+import { checkJointGroups } from './check-joint-groups.js';
 import { independentRollout } from './independent-rollout.js';
+import { jointRollout } from './joint-rollout.js';
 import { treeRollout } from './tree-rollout.js';
 import type { RolloutInput, RolloutMode, RolloutResult } from './types.js';
 
@@ -21,6 +23,7 @@ type Sampler = <E extends Env>(input: RolloutInput<E>) => Promise<RolloutResult>
 export const samplers: Record<RolloutMode, Sampler> = {
   tree: treeRollout,
   independent: independentRollout,
+  joint: jointRollout,
 };
 
 export async function rollout<E extends Env>(input: RolloutInput<E>): Promise<RolloutResult> {
@@ -40,6 +43,7 @@ export async function rollout<E extends Env>(input: RolloutInput<E>): Promise<Ro
     throw new TroupeError('invariant', `team ${input.team.name} has duplicate role names: ${names.join(', ')}`);
   }
   const result = await samplers[input.options.mode](input);
-  checkGroups(result.samples, input.options.mode, k);
+  if (input.options.mode === 'joint') checkJointGroups(result.samples, k);
+  else checkGroups(result.samples, input.options.mode, k);
   return result;
 }

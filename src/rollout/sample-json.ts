@@ -13,6 +13,7 @@ export function sampleToJson(s: Sample): string {
     branch: s.branch,
     chosen: s.chosen,
     episode: s.episode,
+    node: s.node,
     prompt: s.prompt,
     response: s.response,
     reward: { local: s.reward.local, global: s.reward.global, total: s.reward.total },

@@ -2,7 +2,7 @@
  * The rollout vocabulary (DESIGN.md: Rollout, Sample, Group key). Read this file first.
  *
  * A rollout plays a Team on a batch of tasks with one policy per role and records every
- * completion it sampled as a Sample. Two modes exist:
+ * completion it sampled as a Sample. Three modes exist:
  *
  * - `tree` (AT-GRPO): each turn, each role forms a *node*: one prompt, K completions
  *   (branches). Every branch is applied to its own clone of the env and scored; the best
@@ -12,6 +12,11 @@
  *   The K samples of a (task, role) group come from DIFFERENT prompts after turn 1, because
  *   each episode drifts its own way. That is precisely the weakness AT-GRPO's tree fixes; it
  *   is kept as the baseline. The prompt-identity promise holds for tree groups only.
+ * - `joint` (MAGRPO): the roles act in parallel; at each node every role samples G
+ *   completions from its own prompt, joint actions (aligned or cross) are each scored on
+ *   their own env clone with the joint reward, and, over several turns, each joint action
+ *   becomes a child node. A sample's score is its credited return (joint-rollout.ts); its
+ *   group is one (task, node, role): G completions of one prompt.
  *
  * Samples are a file format (rollouts are written as JSONL), hence snake_case field names.
  */
@@ -19,12 +24,24 @@ import type { RewardParts } from '../algo/mix-reward.js';
 import type { Env, Split, TaskSource, Team } from '../envs/types.js';
 import type { FinishReason, Policy } from '../policy/types.js';
 
-export type RolloutMode = 'tree' | 'independent';
+export type RolloutMode = 'tree' | 'independent' | 'joint';
+
+/** MAGRPO settings of `joint` mode (the `magrpo:` config section; docs/magrpo.md). */
+export interface JointOptions {
+  /** `aligned`: G joint actions (g-th of every role); `cross`: all G^n combinations. */
+  readonly joint: 'aligned' | 'cross';
+  /** Discount of the child node's mean return: R = r + gamma * mean(R children). 0..1. */
+  readonly gamma: number;
+  /** Cross joint actions: a response's credit is the sum (MAGRPO) or mean of their returns. */
+  readonly credit: 'sum' | 'mean';
+  /** Which joint actions of a node continue into the next turn: all, or the best by joint reward. */
+  readonly expand: 'all' | 'best';
+}
 
 /** Sampling settings shared by every request of a rollout (see SampleRequest). */
 export interface RolloutOptions {
   readonly mode: RolloutMode;
-  /** Branches per node (tree) or episodes per task (independent). At least 1. */
+  /** Branches per node (tree), episodes per task (independent) or G per role per node (joint). At least 1. */
   readonly k: number;
   readonly temperature: number;
   readonly topP: number;
@@ -32,6 +49,8 @@ export interface RolloutOptions {
   readonly topK: number;
   readonly maxTokens: number;
   readonly stop: readonly string[];
+  /** `joint` mode only; defaults: aligned, gamma 0.9, credit sum, expand all (aligned) / best (cross). */
+  readonly joint?: Partial<JointOptions>;
 }
 
 export interface RolloutInput<E extends Env> {
@@ -59,21 +78,28 @@ export interface Sample {
   role: string;
   /**
    * Group key: `${task_id}|t${turn}|${role}` for a tree node, `${task_id}|${role}` for an
-   * independent (task, role) group. Advantages compare samples of one group only.
+   * independent (task, role) group, `${task_id}|n${node}|${role}` for a joint node.
+   * Advantages compare samples of one group only.
    */
   group: string;
-  /** Index of the completion within its request (0..K-1 in tree mode, 0 in independent mode). */
+  /** Index of the completion within its request (0..K-1 in tree and joint mode, 0 in independent mode). */
   branch: number;
   /** Tree mode: this branch's env is the one the episode continued from. */
   chosen?: boolean;
   /** Independent mode: which of the task's K episodes (0..K-1). */
   episode?: number;
+  /**
+   * Joint mode: the node's path in the task's joint-action tree: `0` is the root (turn 0), and
+   * `0.5` the child of the root's joint action 5 (turn 1). Its depth is the turn.
+   */
+  node?: string;
   prompt: string;
   response: string;
   reward: RewardParts;
   /**
    * The number the advantage estimator compares within the group: reward.total in tree mode;
-   * in independent mode the role's return over its whole episode (sum of its reward.total).
+   * in independent mode the role's return over its whole episode (sum of its reward.total);
+   * in joint mode the response's credited MAGRPO return (src/algo/magrpo-credit.ts).
    */
   score: number;
   /** Filled by computeAdvantages (src/algo); 0 until then. */
@@ -88,7 +114,7 @@ export interface Sample {
   logprobs?: number[];
 }
 
-/** What happened in one episode (tree mode: one per task; independent mode: K per task). */
+/** What happened in one episode (tree and joint mode: one per task; independent mode: K per task). */
 export interface EpisodeStats {
   task_id: string;
   /** 0 in tree mode. */
