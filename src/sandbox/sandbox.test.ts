@@ -334,3 +334,12 @@ test('bad requests are user errors, not sandbox runs', async () => {
   assert.throws(() => new Sandbox({ concurrency: 0 }), /concurrency/);
   await assert.rejects(py('print(1)', { limits: { wallMs: -1 } }), /wallMs/);
 });
+
+test('a missing python3 is a sandbox error that names the command and the fix', async () => {
+  const broken = new Sandbox({ python: 'no-such-python3' });
+  await assert.rejects(broken.run({ language: 'python', code: 'print(1)' }), (error: Error & { category?: string }) => {
+    assert.equal(error.category, 'sandbox');
+    assert.match(error.message, /could not start 'no-such-python3'.*apt-get install -y python3/);
+    return true;
+  });
+});
