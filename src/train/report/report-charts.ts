@@ -30,9 +30,11 @@ function namesOf(records: readonly Record<string, unknown>[]): string[] {
 
 /** Trailing mean over the last `window` measured values (a gap stays a gap). */
 export function movingAverage(points: readonly Point[], window: number): Point[] {
-  return points.map(([x, y], i) => {
+  const recent: number[] = [];
+  return points.map(([x, y]) => {
     if (y === null || !Number.isFinite(y)) return [x, null] as const;
-    const recent = points.slice(Math.max(0, i - window + 1), i + 1).map((p) => p[1]).filter((v): v is number => v !== null && Number.isFinite(v));
+    recent.push(y);
+    if (recent.length > window) recent.shift();
     return [x, recent.reduce((a, b) => a + b, 0) / recent.length] as const;
   });
 }
