@@ -40,7 +40,7 @@ PR_SET_PDEATHSIG = 1
 # the init (PID 1 there), close our copies of the pipes so that Troupe sees them end as soon as
 # the init is done, and wait. The init dies with us (PDEATHSIG): Troupe kills the whole run by
 # killing this process. Troupe does not wait for our exit, which comes only after the kernel
-# has torn the namespaces down (tens of ms of RCU grace periods, no CPU).
+# has torn the init's namespaces down.
 if os.fork() != 0:
     for fd in range(5):
         try:
