@@ -177,8 +177,8 @@ function drawSeries(s: Series, color: string, sx: Scale, sy: Scale, percent: boo
   const intervals = new Map((s.intervals ?? []).map(([x, lo, hi]) => [x, [lo, hi] as const]));
   const marker = style !== 'line';
   out.push(`<g${marker ? ` fill="${color}"` : ' class="hover"'}>`);
-  // Hover targets for every point would bloat long runs: at most ~300 per series.
-  const stride = marker ? 1 : Math.ceil(points.length / 300);
+  // Hover targets for every point would bloat long runs (most of the page size): ~100 per series.
+  const stride = marker ? 1 : Math.ceil(points.length / 100);
   for (const [x, y] of points.filter((_p, j) => j % stride === 0)) {
     const iv = intervals.get(x);
     const range = iv && finite(iv[0]) && finite(iv[1]) ? ` [${formatValue(iv[0], percent)}, ${formatValue(iv[1], percent)}]` : '';
