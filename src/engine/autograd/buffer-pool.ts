@@ -12,14 +12,14 @@ import type { Kernels } from '../kernels/types.js';
  */
 export class BufferPool {
   readonly kernels: Kernels;
-  /** Arrays beyond this many pooled bytes go back to the kernels instead. */
+  /** Arrays beyond this many pooled bytes (default 1 GiB) go back to the kernels instead. */
   readonly maxBytes: number;
   private readonly lists = new Map<number, Float32Array[]>();
   private pooled = 0;
 
   constructor(kernels: Kernels, options: { maxBytes?: number } = {}) {
     this.kernels = kernels;
-    this.maxBytes = options.maxBytes ?? 2 ** 31;
+    this.maxBytes = options.maxBytes ?? 2 ** 30;
   }
 
   /** An array of `length` floats; zero-filled when `zero`, otherwise with unspecified values. */
