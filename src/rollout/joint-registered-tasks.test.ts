@@ -1,0 +1,40 @@
+// Joint (MAGRPO) rollouts on every registered task, through the same `rollout` entry point the
+// CLI uses: the group invariants hold (rollout() asserts them) and the tree has the expected
+// shape for real envs, not only the tiny test task of joint-rollout.test.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { getTask, taskNames } from '../envs/registry.js';
+import { scriptedPolicies } from '../policy/scripted-policies.js';
+import { rollout } from './rollout.js';
+import type { Sample } from './types.js';
+
+const tasks = [0, 1];
+
+for (const name of taskNames()) {
+  test(`${name} (joint, aligned, 2 turns): G samples per (task, node, role), children follow joint actions`, async () => {
+    const task = getTask(name);
+    const options = task.optionsSchema.parse({});
+    const team = task.createTeam(options, { variant: 'team', format: 'compact', order: 'parallel', maxTurns: 2, alpha: 1 });
+    const { samples, episodes } = await rollout({
+      team,
+      source: task.createSource(options, 7),
+      tasks,
+      policyFor: scriptedPolicies(task.scripted, 0.5),
+      options: { mode: 'joint', k: 2, temperature: 1, topP: 1, topK: 0, maxTokens: 48, stop: ['\n'], joint: { joint: 'aligned' } },
+      seed: 3,
+      step: 0,
+    });
+    assert.equal(episodes.length, tasks.length);
+    const groups = new Map<string, Sample[]>();
+    for (const s of samples) groups.set(s.group, [...(groups.get(s.group) ?? []), s]);
+    for (const [key, members] of groups) {
+      assert.equal(members.length, 2, key);
+      assert.ok(members.every((s) => s.prompt === members[0]!.prompt));
+    }
+    const nodes = new Set(samples.map((s) => `${s.task_id}|${s.node}`));
+    // Each task has its root and at most G children (fewer when a joint action ended the episode).
+    for (const s of samples) assert.ok(s.node === '0' || /^0\.[01]$/.test(s.node!), `${name}: node ${s.node}`);
+    assert.equal(samples.length, nodes.size * team.roles.length * 2);
+    for (const e of episodes) assert.ok(e.turns >= 1 && e.turns <= 2);
+  });
+}
