@@ -12,8 +12,11 @@ export function addScaled(tape: Tape, a: Tensor, b: Tensor, alpha: number): Tens
   expectSameShape('add', a, b);
   const k = tape.kernels;
   const out = tape.output(a.shape, [a, b]);
-  out.data.set(a.data);
-  k.axpy(alpha, b.data, out.data);
+  if (alpha === 1) k.add(a.data, b.data, out.data);
+  else {
+    out.data.set(a.data);
+    k.axpy(alpha, b.data, out.data);
+  }
   tape.onBackward(out, () => {
     const g = out.grad!;
     if (a.requiresGrad) k.axpy(1, g, tape.gradOf(a));
