@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import { TroupeError } from '../util/errors.js';
 import { rolloutCommand } from './rollout-command.js';
 import { registerModelCommand } from './model-command.js';
+import { benchCommand } from './bench-command.js';
 
 const program = new Command();
 program
@@ -20,6 +21,7 @@ program
 // Subcommands (one line each, in the order `--help` shows them):
 program.addCommand(rolloutCommand());
 registerModelCommand(program);
+program.addCommand(benchCommand());
 
 try {
   await program.parseAsync(process.argv);

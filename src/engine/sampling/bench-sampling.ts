@@ -8,7 +8,7 @@
  *   prompt of 16 tokens), 96 tokens each, no stop; end to end (prefill, KV-cache decoding,
  *   sampling, stop checks) - what a rollout sees.
  * - prefill_tok_s: prompt tokens per second prefilling 16 distinct 64-token prompts in
- *   one batched call; prefill_b1_tok_s: one 128-token prompt alone.
+ *   one batched call; prefill_b1_tok_s: one 128-token prompt alone (capped by the context).
  *
  * Each figure is the median of `runs` timed repetitions after one warm-up.
  */
@@ -52,22 +52,35 @@ function randomIds(rng: Rng, length: number, vocab: number): number[] {
   return Array.from({ length }, () => 4 + rng.int(vocab - 4));
 }
 
-export function benchSampling(kernels: Kernels, options: { runs?: number; decodeTokens?: number } = {}): SamplingBench {
+export interface SamplingBenchOptions {
+  /** Timed repetitions per figure (median reported). Default 3. */
+  readonly runs?: number;
+  /** Tokens generated per continuation. Default 96. */
+  readonly decodeTokens?: number;
+  /** Prompt tokens of each of the 16 prefill prompts. Default 64. */
+  readonly prefillTokens?: number;
+  /** Another model (tests use a tiny one). Default BENCH_MODEL. */
+  readonly config?: LlamaConfig;
+}
+
+export function benchSampling(kernels: Kernels, options: SamplingBenchOptions = {}): SamplingBench {
   const runs = options.runs ?? 3;
   const decodeTokens = options.decodeTokens ?? 96;
-  const model = LlamaModel.create(kernels, BENCH_MODEL, { seed: 0 });
+  const prefillTokens = options.prefillTokens ?? 64;
+  const config = options.config ?? BENCH_MODEL;
+  const model = LlamaModel.create(kernels, config, { seed: 0 });
   const sampler = new Sampler(model, CharTokenizer.standard());
   const inference = new LlamaInference(model);
   const rng = new Rng(1);
-  const V = BENCH_MODEL.vocab_size;
+  const V = config.vocab_size;
   try {
     const prompt = randomIds(rng, 16, V);
     const decode = (n: number) => (): number => {
       const [gens] = sampler.generate([{ promptIds: prompt, n, seed: 3, maxTokens: decodeTokens, temperature: 1, stopIds: [] }]);
       return gens!.reduce((sum, g) => sum + g.ids.length, 0);
     };
-    const prompts16 = Array.from({ length: 16 }, () => randomIds(rng, 64, V));
-    const prompt128 = randomIds(rng, 128, V);
+    const prompts16 = Array.from({ length: 16 }, () => randomIds(rng, prefillTokens, V));
+    const promptLong = randomIds(rng, Math.min(128, config.max_position_embeddings), V);
     const prefill = (batch: number[][]) => (): number => {
       const caches = batch.map((p) => inference.newCache(p.length));
       inference.forward(batch.map((tokens, i) => ({ tokens, cache: caches[i]! })));
@@ -78,7 +91,7 @@ export function benchSampling(kernels: Kernels, options: { runs?: number; decode
       decode_b1_tok_s: rate(decode(1), runs),
       decode_b16_tok_s: rate(decode(16), runs),
       prefill_tok_s: rate(prefill(prompts16), runs),
-      prefill_b1_tok_s: rate(prefill([prompt128]), runs),
+      prefill_b1_tok_s: rate(prefill([promptLong]), runs),
     };
   } finally {
     inference.dispose();

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { llamaConfig } from '../engine/model/llama-config.js';
+import { benchEngine, busyWarning, formatEngineBench } from './bench-command.js';
+
+const ISSUE_FIELDS = [
+  'train_step_ms', 'decode_b1_tok_s', 'decode_b16_tok_s', 'prefill_tok_s',
+  'matmul_256_gflops_1t', 'matmul_256_gflops_2t', 'matmul_64x512x2048_gflops_1t', 'matmul_64x512x2048_gflops_2t',
+];
+
+test('bench engine (tiny settings) gives every field of issue 3 as a positive number, in one JSON object', async () => {
+  const config = llamaConfig({ hidden: 16, layers: 1, heads: 2, intermediate: 32, vocab: 64, context: 32 });
+  const lines: string[] = [];
+  const result = await benchEngine({
+    threads: 1, config, batch: 2, context: 8, trainSteps: 1, samplingRuns: 1, decodeTokens: 3, prefillTokens: 4,
+    matmulRuns: 1, matmulMinBatchMs: 0, progress: (line) => lines.push(line),
+  });
+  const parsed = JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
+  for (const field of ISSUE_FIELDS) {
+    const value = parsed[field];
+    assert.equal(typeof value, 'number', `${field} is ${JSON.stringify(value)}`);
+    assert.ok(Number.isFinite(value as number) && (value as number) > 0, `${field} = ${String(value)}`);
+  }
+  assert.equal(result.threads, 1);
+  assert.deepEqual(result.model, { hidden: 16, layers: 1, heads: 2, intermediate: 32, vocab: 64, batch: 2, context: 8 });
+  // hidden 16 x vocab 64 embeddings and head, 4 * 16^2 attention, 3 * 16 * 32 MLP, 3 norms
+  assert.equal(result.parameters, 2 * 64 * 16 + 4 * 16 * 16 + 3 * 16 * 32 + 3 * 16);
+  assert.equal(result.load_start.length, 3);
+  assert.ok(result.machine.simd.startsWith('wasm-'));
+  assert.equal(lines.length, 3);
+
+  const text = formatEngineBench(result);
+  assert.match(text, /decode, batch 1 .* tok\/s/);
+  assert.match(text, new RegExp(`${result.machine.cores} cores`));
+});
+
+test('busyWarning speaks from half the cores busy on', () => {
+  assert.equal(busyWarning(0.4, 2), undefined);
+  assert.match(busyWarning(1.2, 2) ?? '', /load average 1\.20 on 2 cores/);
+  assert.equal(busyWarning(3.9, 8), undefined);
+  assert.ok(busyWarning(4, 8) !== undefined);
+});

@@ -1,0 +1,196 @@
+/**
+ * `troupe bench engine`: speed of the embedded engine on the standard benchmark model of
+ * issue 3 (Llama-style, 4 layers, hidden 256, 4 heads, intermediate 1024, vocab 64; batch 16
+ * x context 128): one training step, decoding with the KV cache, prefill, and matmul
+ * throughput on 1 and 2 threads.
+ *
+ *   npx troupe bench engine              # a table, with the machine and its load
+ *   npx troupe bench engine --json       # one JSON object (fields below)
+ *   npx troupe bench engine --threads 1  # training and sampling on one thread
+ *
+ * Numbers on a shared machine are only as good as its idle time: the load average at the
+ * start is printed, with a warning when other processes compete for the cores.
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { Command, Option } from 'commander';
+import { threadsFromEnv } from '../engine/kernels/get-kernels.js';
+import { measureMatmul, type MatmulShape } from '../engine/kernels/measure-matmul.js';
+import { createWasmKernels, type WasmKernels } from '../engine/kernels/wasm-kernels.js';
+import type { LlamaConfig } from '../engine/model/llama-config.js';
+import { benchSampling } from '../engine/sampling/bench-sampling.js';
+import { BENCH_MODEL, timeTrainStep } from '../engine/train-step-bench.js';
+
+export interface EngineBenchOptions {
+  /** Threads for the training step and sampling (matmuls are measured on both). Default 2. */
+  readonly threads?: 1 | 2;
+  /** Model, batch and context of the training step; defaults are the standard benchmark. */
+  readonly config?: LlamaConfig;
+  readonly batch?: number;
+  readonly context?: number;
+  /** Timed training steps (after one warm-up). Default 5. */
+  readonly trainSteps?: number;
+  /** Timed repetitions of each sampling figure. Default 3. */
+  readonly samplingRuns?: number;
+  readonly decodeTokens?: number;
+  readonly prefillTokens?: number;
+  /** Timed batches per matmul figure and their minimum length. Defaults 5 and 30 ms. */
+  readonly matmulRuns?: number;
+  readonly matmulMinBatchMs?: number;
+  /** Receives one line per phase (the command writes them to stderr). */
+  readonly progress?: (line: string) => void;
+}
+
+export interface MachineInfo {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly node: string;
+  readonly simd: string;
+}
+
+/** The result; the first eight fields are the ones issue 3 names. */
+export interface EngineBenchResult {
+  readonly train_step_ms: number;
+  readonly decode_b1_tok_s: number;
+  readonly decode_b16_tok_s: number;
+  readonly prefill_tok_s: number;
+  readonly matmul_256_gflops_1t: number;
+  readonly matmul_256_gflops_2t: number;
+  readonly matmul_64x512x2048_gflops_1t: number;
+  readonly matmul_64x512x2048_gflops_2t: number;
+  readonly train_step_ms_min: number;
+  readonly train_step_ms_max: number;
+  readonly prefill_b1_tok_s: number;
+  readonly parameters: number;
+  readonly threads: number;
+  readonly model: { readonly hidden: number; readonly layers: number; readonly heads: number; readonly intermediate: number; readonly vocab: number; readonly batch: number; readonly context: number };
+  readonly machine: MachineInfo;
+  /** 1, 5 and 15 minute load averages when the bench started and ended. */
+  readonly load_start: readonly number[];
+  readonly load_end: readonly number[];
+}
+
+const MATMUL_256: MatmulShape = { m: 256, k: 256, n: 256 };
+const MATMUL_WIDE: MatmulShape = { m: 64, k: 512, n: 2048 };
+
+/** CPU model name from /proc/cpuinfo (Linux), else what Node reports. */
+export function cpuModel(): string {
+  try {
+    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'));
+    if (line !== undefined) return line.slice(line.indexOf(':') + 1).trim();
+  } catch {
+    // not Linux: fall through
+  }
+  return os.cpus()[0]?.model ?? 'unknown CPU';
+}
+
+/**
+ * A warning when the 1-minute load average says other work competes for the cores: from
+ * half the cores busy on, a second thread (and often the first) shares its core.
+ */
+export function busyWarning(load1: number, cores: number): string | undefined {
+  if (load1 < cores / 2) return undefined;
+  return `the machine is busy (load average ${load1.toFixed(2)} on ${cores} cores): numbers are unreliable and low; rerun when the load is below ${(cores / 2).toFixed(1)}`;
+}
+
+const round = (x: number, digits: number): number => Number(x.toFixed(digits));
+
+/** Runs every measurement of the engine bench; see EngineBenchOptions for the knobs. */
+export async function benchEngine(options: EngineBenchOptions = {}): Promise<EngineBenchResult> {
+  const threads = options.threads ?? 2;
+  const config = options.config ?? BENCH_MODEL;
+  const batch = options.batch ?? 16;
+  const context = options.context ?? 128;
+  const progress = options.progress ?? (() => {});
+  const load_start = os.loadavg().map((x) => round(x, 2));
+  const one = await createWasmKernels({ threads: 1 });
+  const two = await createWasmKernels({ threads: 2 });
+  try {
+    const matmul = (kernels: WasmKernels, shape: MatmulShape): number =>
+      round(measureMatmul(kernels, shape, { runs: options.matmulRuns ?? 5, minBatchMs: options.matmulMinBatchMs ?? 30 }).gflops, 2);
+    progress('matmul 256x256x256 and 64x512x2048 on 1 and 2 threads');
+    const matmul_256_gflops_1t = matmul(one, MATMUL_256);
+    const matmul_256_gflops_2t = matmul(two, MATMUL_256);
+    const matmul_64x512x2048_gflops_1t = matmul(one, MATMUL_WIDE);
+    const matmul_64x512x2048_gflops_2t = matmul(two, MATMUL_WIDE);
+
+    const kernels = threads === 2 ? two : one;
+    const steps = options.trainSteps ?? 5;
+    progress(`training step: ${steps} timed steps of batch ${batch} x context ${context}, ${threads} thread(s)`);
+    const train = timeTrainStep({ kernels, config, batch, context, steps, warmup: 1 });
+
+    progress(`sampling: decode at batch 1 and 16, prefill, ${threads} thread(s)`);
+    const sampling = benchSampling(kernels, { config, runs: options.samplingRuns ?? 3, decodeTokens: options.decodeTokens, prefillTokens: options.prefillTokens });
+    return {
+      train_step_ms: round(train.medianMs, 1),
+      decode_b1_tok_s: round(sampling.decode_b1_tok_s, 0),
+      decode_b16_tok_s: round(sampling.decode_b16_tok_s, 0),
+      prefill_tok_s: round(sampling.prefill_tok_s, 0),
+      matmul_256_gflops_1t,
+      matmul_256_gflops_2t,
+      matmul_64x512x2048_gflops_1t,
+      matmul_64x512x2048_gflops_2t,
+      train_step_ms_min: round(Math.min(...train.timesMs), 1),
+      train_step_ms_max: round(Math.max(...train.timesMs), 1),
+      prefill_b1_tok_s: round(sampling.prefill_b1_tok_s, 0),
+      parameters: train.parameters,
+      threads,
+      model: {
+        hidden: config.hidden_size, layers: config.num_hidden_layers, heads: config.num_attention_heads,
+        intermediate: config.intermediate_size, vocab: config.vocab_size, batch, context,
+      },
+      machine: { cpu: cpuModel(), cores: os.cpus().length, node: process.version, simd: one.name },
+      load_start,
+      load_end: os.loadavg().map((x) => round(x, 2)),
+    };
+  } finally {
+    await one.dispose();
+    await two.dispose();
+  }
+}
+
+/** The human-readable report: machine, load, then one row per figure with the issue's target. */
+export function formatEngineBench(r: EngineBenchResult): string {
+  const m = r.model;
+  const rows: Array<[string, string, string, string, string]> = [
+    ['training step (fwd + bwd + AdamW)', r.train_step_ms.toFixed(1), 'ms', `range ${r.train_step_ms_min.toFixed(0)}-${r.train_step_ms_max.toFixed(0)} ms`, '<= 1.5x PyTorch CPU'],
+    ['decode, batch 1 (KV cache)', String(r.decode_b1_tok_s), 'tok/s', '', '>= 1000 tok/s'],
+    ['decode, batch 16 (shared prompt)', String(r.decode_b16_tok_s), 'tok/s', '', ''],
+    ['prefill, 16 prompts', String(r.prefill_tok_s), 'tok/s', `1 prompt: ${r.prefill_b1_tok_s} tok/s`, ''],
+    ['matmul 256x256x256, 1 thread', r.matmul_256_gflops_1t.toFixed(1), 'GFLOP/s', '', ''],
+    ['matmul 256x256x256, 2 threads', r.matmul_256_gflops_2t.toFixed(1), 'GFLOP/s', '', '>= 30 GFLOP/s'],
+    ['matmul 64x512x2048, 1 thread', r.matmul_64x512x2048_gflops_1t.toFixed(1), 'GFLOP/s', '', ''],
+    ['matmul 64x512x2048, 2 threads', r.matmul_64x512x2048_gflops_2t.toFixed(1), 'GFLOP/s', '', ''],
+  ];
+  const width = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c]!.length)));
+  const lines = [
+    `model    Llama ${m.layers} layers, hidden ${m.hidden}, ${m.heads} heads, intermediate ${m.intermediate}, vocab ${m.vocab} (${(r.parameters / 1e6).toFixed(2)}M parameters); batch ${m.batch} x context ${m.context}; ${r.threads} thread(s)`,
+    `machine  ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}, ${r.machine.simd}`,
+    `load     ${r.load_start.join(' ')} at the start, ${r.load_end.join(' ')} at the end (1/5/15 min)`,
+  ];
+  const warning = busyWarning(r.load_start[0] ?? 0, r.machine.cores);
+  if (warning !== undefined) lines.push(`warning  ${warning}`);
+  lines.push('');
+  lines.push(`${'figure'.padEnd(width[0]!)}  ${'value'.padStart(width[1]!)} ${''.padEnd(width[2]!)}  ${'note'.padEnd(width[3]!)}  target (issue 3)`);
+  for (const [name, value, unit, note, target] of rows) {
+    lines.push(`${name.padEnd(width[0]!)}  ${value.padStart(width[1]!)} ${unit.padEnd(width[2]!)}  ${note.padEnd(width[3]!)}  ${target}`.trimEnd());
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function benchCommand(): Command {
+  const bench = new Command('bench').description('measure the speed of Troupe\'s parts');
+  bench
+    .command('engine')
+    .description('training step, decoding, prefill and matmul speed of the embedded engine on the standard benchmark model')
+    .option('--json', 'print one JSON object instead of a table', false)
+    .addOption(new Option('--threads <n>', 'threads for training and sampling (default: TROUPE_THREADS or 2)').choices(['1', '2']))
+    .action(async (opts: { json: boolean; threads?: '1' | '2' }) => {
+      const threads = opts.threads === undefined ? threadsFromEnv() : (Number(opts.threads) as 1 | 2);
+      const warning = busyWarning(os.loadavg()[0] ?? 0, os.cpus().length);
+      if (warning !== undefined) process.stderr.write(`troupe bench: warning: ${warning}\n`);
+      const result = await benchEngine({ threads, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
+      process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : formatEngineBench(result));
+    });
+  return bench;
+}
