@@ -8,6 +8,8 @@
 import { Command } from 'commander';
 import { TroupeError } from '../util/errors.js';
 import { rolloutCommand } from './rollout-command.js';
+import { trainCommand } from './train-command.js';
+import { evalCommand } from './eval-command.js';
 import { registerModelCommand } from './model-command.js';
 import { benchCommand } from './bench-command.js';
 
@@ -19,6 +21,8 @@ program
   .showHelpAfterError();
 
 // Subcommands (one line each, in the order `--help` shows them):
+program.addCommand(trainCommand());
+program.addCommand(evalCommand());
 program.addCommand(rolloutCommand());
 registerModelCommand(program);
 program.addCommand(benchCommand());

@@ -1,0 +1,71 @@
+/**
+ * `troupe eval`: success rate, mean turns and per-role rewards on held-out tasks (the eval
+ * split, which training never sees), with a 95% interval.
+ *
+ *   npx troupe eval runs/plan-path-team            # a run folder: its config and newest checkpoint
+ *   npx troupe eval examples/plan-path.yaml --set policy.skill=0.9 --json
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { loadConfig } from '../config/load-config.js';
+import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
+import { getTask } from '../envs/registry.js';
+import { evaluate, type EvalResult } from '../train/evaluate.js';
+import { playingPolicies } from '../train/playing-policies.js';
+import { TroupeError } from '../util/errors.js';
+
+export interface EvalCommandOptions {
+  readonly target: string;
+  readonly set?: readonly string[];
+  /** Held-out tasks (default train.eval_tasks). */
+  readonly tasks?: number;
+}
+
+export async function runEvalCommand(options: EvalCommandOptions): Promise<EvalResult & { source: string; name: string }> {
+  const isRun = existsSync(options.target) && statSync(options.target).isDirectory();
+  const configPath = isRun ? join(options.target, 'config.yaml') : options.target;
+  if (isRun && !existsSync(configPath)) {
+    throw new TroupeError('input', `${options.target} is a folder without config.yaml; give a run folder (runs/<name>) or a config file`);
+  }
+  const config = loadConfig(configPath, options.set ?? []);
+  const task = getTask(config.tasks.name);
+  const team = task.createTeam(taskOptions(config), teamOptions(config));
+  const { policyFor, source } = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? options.target : undefined);
+  const result = await evaluate({
+    team,
+    source: task.createSource(taskOptions(config), config.seed),
+    policyFor,
+    rollout: rolloutOptions(config),
+    tasks: options.tasks ?? config.train.eval_tasks,
+    temperature: config.train.eval_temperature,
+    seed: config.seed,
+  });
+  return { ...result, source, name: config.name };
+}
+
+export function formatEval(r: EvalResult & { source: string; name: string }): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const lines = [
+    `eval ${r.name} (${r.source}): success ${pct(r.success_rate)} [95% ${pct(r.ci_low)}-${pct(r.ci_high)}] on ${r.n} held-out tasks, mean turns ${r.mean_turns.toFixed(2)}, parse failures ${r.parse_failures}`,
+    ...Object.entries(r.roles).map(([role, x]) => `  ${role.padEnd(8)} reward ${x.reward.toFixed(3)} (local ${x.local.toFixed(3)}, global ${x.global.toFixed(3)})`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function evalCommand(): Command {
+  return new Command('eval')
+    .description('score a team on held-out tasks: success rate with a 95% interval, mean turns, per-role rewards')
+    .argument('<config-or-run>', 'a run folder (runs/<name>) or a config file')
+    .option('--set <key=value>', 'override one config key (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--tasks <n>', 'number of held-out tasks (default train.eval_tasks)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new TroupeError('input', `--tasks: expected a whole number >= 1, got ${JSON.stringify(v)}`);
+      return n;
+    })
+    .option('--json', 'print one JSON object')
+    .action(async (target: string, opts: { set: string[]; tasks?: number; json?: boolean }) => {
+      const result = await runEvalCommand({ target, set: opts.set, tasks: opts.tasks });
+      process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : formatEval(result));
+    });
+}

@@ -1,0 +1,22 @@
+/**
+ * `troupe train`: trains a team on the embedded engine and writes a run folder.
+ *
+ *   npx troupe train examples/smoke.yaml
+ *   npx troupe train examples/plan-path-train.yaml --set train.steps=60 --run-dir runs/pp
+ *   npx troupe train examples/plan-path-train.yaml --resume        # continue a stopped run
+ */
+import { Command } from 'commander';
+import { runTraining } from '../train/run-training.js';
+
+export function trainCommand(): Command {
+  return new Command('train')
+    .description('train a team (warm start + RL) on the embedded engine; writes runs/<name>/ with metrics, checkpoints and report.html')
+    .argument('<config>', 'run config (YAML or JSON), e.g. examples/smoke.yaml')
+    .option('--set <key=value>', 'override one config key (repeatable), e.g. --set train.steps=20', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--run-dir <dir>', 'run folder (default runs/<name>)')
+    .option('--resume', 'continue the run in the run folder from its newest checkpoint')
+    .action(async (config: string, opts: { set: string[]; runDir?: string; resume?: boolean }) => {
+      const result = await runTraining({ config, set: opts.set, runDir: opts.runDir, resume: opts.resume });
+      if (result.interrupted) process.exitCode = 130;
+    });
+}

@@ -1,0 +1,103 @@
+/**
+ * Training checkpoints in a run folder, each a complete, resumable snapshot:
+ *
+ *   checkpoints/step-000010/
+ *     state.json                     { step, policies: { id: { kind, path } } }
+ *     policies/<id>/                 Hugging Face model folder (shared / per-role policies)
+ *     adapters/<id>/                 PEFT adapter folder (lora policies; the base is base/)
+ *     optimizer/<id>.safetensors     AdamW moments (PyTorch state names) + step in metadata
+ *
+ * A checkpoint is written into a temporary folder and renamed into place, so a crash or a
+ * full disk never leaves a half checkpoint under a real name; only the newest `keep` survive.
+ * `step` is the last RL step whose update the weights include.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { saveModel, saveModelAdapter } from '../engine/io/model-checkpoint.js';
+import { loadLoraAdapter } from '../engine/io/peft-adapter.js';
+import { loadCheckpoint, readJsonFile } from '../engine/io/checkpoint.js';
+import { readSafetensors, writeSafetensors } from '../engine/io/safetensors.js';
+import { writeFileAtomic } from '../engine/io/atomic-write.js';
+import type { Tokenizer } from '../engine/tokenizer/types.js';
+import { TroupeError } from '../util/errors.js';
+import type { PolicySet } from './policy-set.js';
+
+const PREFIX = 'step-';
+
+export interface CheckpointState {
+  readonly step: number;
+  readonly policies: Record<string, { kind: 'model' | 'adapter' }>;
+}
+
+export function checkpointName(step: number): string {
+  return `${PREFIX}${String(step).padStart(6, '0')}`;
+}
+
+/** Checkpoint folders of a run, oldest first (temporary folders are ignored). */
+export function listCheckpoints(runDir: string): { step: number; dir: string }[] {
+  const root = join(runDir, 'checkpoints');
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((name) => /^step-\d{6}$/.test(name) && existsSync(join(root, name, 'state.json')))
+    .map((name) => ({ step: Number(name.slice(PREFIX.length)), dir: join(root, name) }))
+    .sort((a, b) => a.step - b.step);
+}
+
+export function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number): string {
+  const root = join(runDir, 'checkpoints');
+  const final = join(root, checkpointName(step));
+  const temp = join(root, `.tmp-${checkpointName(step)}-${process.pid}`);
+  rmSync(temp, { recursive: true, force: true });
+  try {
+    mkdirSync(join(temp, 'optimizer'), { recursive: true });
+    const state: CheckpointState = { step, policies: {} };
+    for (const [id, member] of policies.members) {
+      if (member.adapter !== undefined) {
+        saveModelAdapter(join(temp, 'adapters', id), member.model, member.adapter, { baseModelNameOrPath: '../../../../base' });
+        state.policies[id] = { kind: 'adapter' };
+      } else {
+        saveModel(join(temp, 'policies', id), member.model, tokenizer);
+        state.policies[id] = { kind: 'model' };
+      }
+      const optimizer = member.learner.exportOptimizerState();
+      const tensors = new Map([...optimizer.tensors].map(([name, data]) => [name, { shape: [data.length], data }]));
+      writeSafetensors(join(temp, 'optimizer', `${id}.safetensors`), tensors, { step: String(optimizer.step) });
+    }
+    writeFileAtomic(join(temp, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
+    rmSync(final, { recursive: true, force: true });
+    renameSync(temp, final);
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true });
+    if (error instanceof TroupeError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new TroupeError('io', `could not save the checkpoint of step ${step} in ${root}: ${reason}; the previous checkpoints are intact`, { cause: error });
+  }
+  for (const old of listCheckpoints(runDir).slice(0, -keep)) rmSync(old.dir, { recursive: true, force: true });
+  return final;
+}
+
+/** Restores every policy's weights (or adapter) and optimizer state from a checkpoint folder. */
+export function loadTrainingCheckpoint(dir: string, policies: PolicySet): CheckpointState {
+  const state = readJsonFile(join(dir, 'state.json')) as CheckpointState;
+  for (const [id, member] of policies.members) {
+    const saved = state.policies?.[id];
+    if (!saved) {
+      throw new TroupeError('checkpoint', `${dir} has no policy '${id}' (it has ${Object.keys(state.policies ?? {}).join(', ') || 'none'}); the run's policy.map changed since it was saved`);
+    }
+    // Copy into the existing tensors: the learner's optimizer holds references to them.
+    const restore = member.adapter !== undefined
+      ? { tensors: loadLoraAdapter(join(dir, 'adapters', id), member.model.config).tensors, into: member.model.trainableParameters(member.adapter) }
+      : { tensors: loadCheckpoint(join(dir, 'policies', id)).tensors, into: member.model.parameters };
+    for (const [name, t] of restore.into) {
+      const source = restore.tensors.get(name);
+      if (!source || source.data.length !== t.size) throw new TroupeError('checkpoint', `${dir}: policy '${id}' tensor '${name}' is missing or of the wrong size`);
+      t.data.set(source.data);
+    }
+    const optimizer = readSafetensors(join(dir, 'optimizer', `${id}.safetensors`));
+    member.learner.importOptimizerState({
+      step: Number(optimizer.metadata?.step ?? 0),
+      tensors: new Map([...optimizer.tensors].map(([name, t]) => [name, t.data])),
+    });
+  }
+  return state;
+}

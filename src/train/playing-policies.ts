@@ -1,0 +1,81 @@
+/**
+ * The policies that play a config's roles outside training (troupe rollout, troupe eval):
+ * one place that knows every `policy.kind`.
+ *
+ * - scripted: the task's model-free player at `policy.skill`;
+ * - reference: the dataset's own solutions;
+ * - embedded: the newest checkpoint of a run folder, or the model folder `model.path`
+ *   (with `policy.map`: per-role models from a run, LoRA adapters on the run's base).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { getKernels } from '../engine/kernels/get-kernels.js';
+import { loadModel, loadModelAdapter } from '../engine/io/model-checkpoint.js';
+import type { ResolvedConfig } from '../config/resolve-config.js';
+import { taskOptions } from '../config/runtime-options.js';
+import type { TaskDefinition, Env } from '../envs/types.js';
+import { EmbeddedPolicy } from '../policy/embedded-policy.js';
+import { referencePolicies } from '../policy/reference-policy.js';
+import { scriptedPolicies } from '../policy/scripted-policies.js';
+import type { Policy } from '../policy/types.js';
+import { TroupeError } from '../util/errors.js';
+import { listCheckpoints } from './checkpoint-store.js';
+import { assignRoles } from './policy-set.js';
+
+export interface PlayingPolicies {
+  readonly policyFor: (role: string) => Policy;
+  /** Where the weights came from, for messages. */
+  readonly source: string;
+}
+
+export async function playingPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
+  switch (config.policy.kind) {
+    case 'scripted':
+      return { policyFor: scriptedPolicies(task.scripted, config.policy.skill), source: `scripted player at skill ${config.policy.skill}` };
+    case 'reference':
+      return { policyFor: referencePolicies(task, taskOptions(config), config.seed), source: 'reference solutions' };
+    case 'embedded':
+      return embeddedPolicies(config, roles, runDir);
+    default:
+      throw new TroupeError('config', `policy.kind ${config.policy.kind} cannot play here yet`);
+  }
+}
+
+async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
+  const kernels = await getKernels();
+  const roleToPolicy = assignRoles(config.policy.map, roles);
+  const checkpoint = runDir ? listCheckpoints(runDir).at(-1) : undefined;
+  const byId = new Map<string, Policy>();
+  let source: string;
+  if (checkpoint) {
+    source = checkpoint.dir;
+    const ids = [...new Set(roleToPolicy.values())];
+    if (config.policy.map === 'lora') {
+      const { model, tokenizer } = loadModel(kernels, config.model.path ?? join(runDir!, 'base'));
+      for (const id of ids) {
+        loadModelAdapter(model, join(checkpoint.dir, 'adapters', id), id);
+        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, adapter: id }));
+      }
+    } else {
+      for (const id of ids) {
+        const { model, tokenizer } = loadModel(kernels, join(checkpoint.dir, 'policies', id));
+        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer }));
+      }
+    }
+  } else {
+    const path = config.model.path ?? (runDir && existsSync(join(runDir, 'base', 'config.json')) ? join(runDir, 'base') : undefined);
+    if (path === undefined) {
+      throw new TroupeError(
+        'config',
+        runDir
+          ? `${runDir} has no checkpoint and no base model yet; train it first (troupe train) or set model.path`
+          : 'policy.kind embedded needs weights: give a run folder (troupe eval runs/<name>) or set model.path to a model folder',
+      );
+    }
+    source = path;
+    const { model, tokenizer } = loadModel(kernels, path);
+    const policy = new EmbeddedPolicy({ id: 'base', model, tokenizer });
+    for (const id of new Set(roleToPolicy.values())) byId.set(id, policy);
+  }
+  return { policyFor: (role) => byId.get(roleToPolicy.get(role)!)!, source };
+}

@@ -1,0 +1,163 @@
+/**
+ * `troupe train`: one training run from a config to a finished run folder.
+ *
+ *   runs/<name>/config.yaml      the resolved config
+ *   runs/<name>/base/            the warm-started base model (cached)
+ *   runs/<name>/metrics.jsonl    warm-start, train and eval records
+ *   runs/<name>/rollouts/        sample rollouts (step-N.jsonl)
+ *   runs/<name>/checkpoints/     resumable checkpoints (the newest `keep`)
+ *   runs/<name>/report.html      plots of all of it
+ *
+ * Every random choice derives from (seed, step), and the engine is deterministic for a
+ * thread count, so `--resume` from a checkpoint replays the remaining steps exactly.
+ * Ctrl-C finishes the current step, saves a checkpoint and stops; a second Ctrl-C stops at once
+ * (the last checkpoint stays intact).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { writeFileAtomic } from '../engine/io/atomic-write.js';
+import { cosineLr } from '../engine/optim/cosine-schedule.js';
+import { loadConfig } from '../config/load-config.js';
+import type { ResolvedConfig } from '../config/resolve-config.js';
+import { sampleToJson } from '../rollout/sample-json.js';
+import { TroupeError } from '../util/errors.js';
+import type { EvalRecord } from './metrics/types.js';
+import { MetricsWriter } from './metrics/metrics-writer.js';
+import { truncateMetrics } from './metrics/truncate-metrics.js';
+import { ProgressDisplay, type ProgressStream } from './progress/progress-display.js';
+import { progressFromTrain, progressFromWarmStart } from './progress/progress-from-records.js';
+import { writeReport } from './report/write-report.js';
+import { listCheckpoints, loadTrainingCheckpoint, saveTrainingCheckpoint } from './checkpoint-store.js';
+import { evaluate } from './evaluate.js';
+import { setupRun, type RunSetup } from './setup-run.js';
+import { trainStep } from './train-step.js';
+
+export interface TrainOptions {
+  readonly config: string;
+  readonly set?: readonly string[];
+  readonly runDir?: string;
+  readonly resume?: boolean;
+  /** Progress and messages (default process.stderr). */
+  readonly stream?: ProgressStream;
+  /** For tests: stop (as if interrupted) after this many RL steps of this process. */
+  readonly stopAfterSteps?: number;
+}
+
+export interface TrainResult {
+  readonly runDir: string;
+  readonly lastStep: number;
+  readonly finalEval?: EvalRecord;
+  readonly interrupted: boolean;
+}
+
+export function defaultRunDir(config: ResolvedConfig): string {
+  return join('runs', config.name);
+}
+
+export async function runTraining(options: TrainOptions): Promise<TrainResult> {
+  const config = loadConfig(options.config, options.set ?? []);
+  const runDir = options.runDir ?? defaultRunDir(config);
+  const metricsPath = join(runDir, 'metrics.jsonl');
+  const stream = options.stream ?? process.stderr;
+  const log = (message: string) => stream.write(`${message}\n`);
+  if (existsSync(metricsPath) && !options.resume) {
+    throw new TroupeError('config', `${runDir} already holds a run; continue it with --resume, or choose another folder with --run-dir`);
+  }
+  mkdirSync(runDir, { recursive: true });
+  writeFileAtomic(join(runDir, 'config.yaml'), YAML.stringify(config));
+  const metrics = new MetricsWriter(metricsPath);
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
+
+  let warmProgress: ProgressDisplay | undefined;
+  const setup = await setupRun(config, runDir, {
+    log,
+    onWarmStartStep: (s) => {
+      const record = { kind: 'warm-start' as const, step: s.step, loss: s.loss, tokens: s.tokens, lr: s.lr, elapsed_s: elapsed() };
+      metrics.write(record);
+      warmProgress ??= new ProgressDisplay({ stream, total: s.steps, label: 'warm-start' });
+      warmProgress.update(progressFromWarmStart(record));
+      if (s.step === s.steps - 1) warmProgress.finish();
+    },
+  });
+  try {
+    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, stopAfterSteps: options.stopAfterSteps });
+  } finally {
+    setup.dispose();
+  }
+}
+
+async function trainLoop(
+  config: ResolvedConfig,
+  setup: RunSetup,
+  ctx: {
+    runDir: string;
+    metrics: MetricsWriter;
+    metricsPath: string;
+    log: (m: string) => void;
+    stream: ProgressStream;
+    elapsed: () => number;
+    resume: boolean;
+    stopAfterSteps?: number;
+  },
+): Promise<TrainResult> {
+  const t = config.train;
+  let first = 0;
+  const latest = ctx.resume ? listCheckpoints(ctx.runDir).at(-1) : undefined;
+  if (latest) {
+    loadTrainingCheckpoint(latest.dir, setup.policies);
+    truncateMetrics(ctx.metricsPath, latest.step);
+    first = latest.step + 1;
+    ctx.log(`resuming after step ${latest.step} from ${latest.dir}`);
+  } else if (ctx.resume && existsSync(ctx.metricsPath)) {
+    truncateMetrics(ctx.metricsPath, -2);
+  }
+
+  const runEval = async (step: number): Promise<EvalRecord> => {
+    const result = await evaluate({ ...setup.evalInput, tasks: t.eval_tasks, temperature: t.eval_temperature, seed: config.seed });
+    const record: EvalRecord = { kind: 'eval', step, split: 'eval', ...result, elapsed_s: ctx.elapsed() };
+    ctx.metrics.write(record);
+    return record;
+  };
+  let lastEval: EvalRecord | undefined = first === 0 ? await runEval(-1) : undefined;
+  if (lastEval) ctx.log(`base policy: held-out success ${(100 * lastEval.success_rate!).toFixed(1)}% (n=${lastEval.n})`);
+
+  let interrupted = false;
+  let stopNow = false;
+  const onSignal = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    ctx.log('\nstopping after this step (a checkpoint will be saved); press Ctrl-C again to stop at once');
+  };
+  process.on('SIGINT', onSignal);
+  const progress = new ProgressDisplay({ stream: ctx.stream, total: t.steps, startAt: first });
+  let step = first;
+  try {
+    for (; step < t.steps; step++) {
+      const lr = cosineLr({ step, warmupSteps: t.warmup_steps, totalSteps: t.steps, maxLr: t.lr, minLr: t.lr * t.min_lr_ratio });
+      const { record, samples } = await trainStep({ ...setup.stepInput, seed: config.seed, step, lr });
+      ctx.metrics.write({ ...record, elapsed_s: ctx.elapsed() });
+      const last = step === t.steps - 1;
+      const every = (n: number) => n > 0 && (step + 1) % n === 0;
+      if (every(t.samples_every) || (last && t.samples_every > 0)) {
+        writeFileAtomic(join(ctx.runDir, 'rollouts', `step-${String(step).padStart(6, '0')}.jsonl`), samples.map((s) => sampleToJson(s)).join('\n') + '\n');
+      }
+      if (every(t.eval_every) || last) lastEval = await runEval(step);
+      stopNow = interrupted || (ctx.stopAfterSteps !== undefined && step - first + 1 >= ctx.stopAfterSteps);
+      if (every(t.checkpoint_every) || last || stopNow) saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints);
+      progress.update(progressFromTrain(record, lastEval));
+      if (stopNow) break;
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+  const reportPath = writeReport(ctx.runDir);
+  const lastStep = stopNow ? step : t.steps - 1;
+  progress.finish({
+    ...(stopNow ? { stopped: interrupted ? 'stopped by Ctrl-C' : 'stopped as asked' } : {}),
+    ...(lastEval ? { eval: { success: lastEval.success_rate, ciLow: lastEval.ci_low, ciHigh: lastEval.ci_high, n: lastEval.n } } : {}),
+  });
+  ctx.log(stopNow ? `stopped after step ${lastStep}; continue with: troupe train ${'<config>'} --resume --run-dir ${ctx.runDir}` : `report: ${reportPath}`);
+  return { runDir: ctx.runDir, lastStep, finalEval: lastEval, interrupted: stopNow };
+}

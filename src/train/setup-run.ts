@@ -1,0 +1,131 @@
+/**
+ * Turns a resolved config into the live objects of a training run: the team and its task
+ * source, the tokenizer, the base model(s) (warm-started or loaded), and the policy set with
+ * one learner per policy.
+ */
+import { join } from 'node:path';
+import { getKernels } from '../engine/kernels/get-kernels.js';
+import { loadModel } from '../engine/io/model-checkpoint.js';
+import { llamaConfig, type LlamaConfig } from '../engine/model/llama-config.js';
+import type { LlamaModel } from '../engine/model/llama-model.js';
+import { CharTokenizer } from '../engine/tokenizer/char-tokenizer.js';
+import type { Tokenizer } from '../engine/tokenizer/types.js';
+import type { ResolvedConfig } from '../config/resolve-config.js';
+import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
+import { getTask } from '../envs/registry.js';
+import type { Env, TaskSource, Team } from '../envs/types.js';
+import type { Policy } from '../policy/types.js';
+import type { RolloutOptions } from '../rollout/types.js';
+import { TroupeError } from '../util/errors.js';
+import { prepareBaseModel } from './base-model.js';
+import type { LearnerOptions } from './learner.js';
+import { assignRoles, buildPolicySet, overriddenConfig, type PolicySet } from './policy-set.js';
+import type { TrainStepInput } from './train-step.js';
+import type { WarmStartStep } from './warm-start.js';
+
+export interface RunSetup {
+  readonly tokenizer: Tokenizer;
+  readonly policies: PolicySet;
+  readonly stepInput: Omit<TrainStepInput<Env>, 'seed' | 'step' | 'lr'>;
+  readonly evalInput: { team: Team<Env>; source: TaskSource<Env>; policyFor: (role: string) => Policy; rollout: RolloutOptions };
+  dispose(): void;
+}
+
+export function learnerOptions(config: ResolvedConfig): LearnerOptions {
+  const t = config.train;
+  return {
+    loss: { kind: t.loss, aggregation: t.aggregation, clipLow: t.clip_low, clipHigh: t.clip_high, klCoef: t.kl_coef, klEstimator: t.kl_estimator },
+    gradClip: t.grad_clip,
+    weightDecay: t.weight_decay,
+    microBatchTokens: t.micro_batch_tokens,
+    logprobTolerance: t.logprob_tolerance,
+  };
+}
+
+export function baseModelConfig(config: ResolvedConfig, vocab: number): LlamaConfig {
+  const m = config.model;
+  return llamaConfig({ hidden: m.hidden, layers: m.layers, heads: m.heads, kvHeads: m.kv_heads, intermediate: m.intermediate, vocab, context: m.context, tied: m.tied });
+}
+
+export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { log: (m: string) => void; onWarmStartStep?: (s: WarmStartStep) => void }): Promise<RunSetup> {
+  if (config.policy.kind !== 'embedded') {
+    throw new TroupeError('config', `policy.kind: troupe train trains embedded models, got ${JSON.stringify(config.policy.kind)}; set policy.kind: embedded (use troupe eval or troupe rollout for other kinds)`);
+  }
+  const task = getTask(config.tasks.name);
+  const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
+  const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
+  const rollout = rolloutOptions(config);
+  const kernels = await getKernels();
+  const roles = team.roles.map((r) => r.name);
+  const spec = config.policy.map;
+  const roleToPolicy = assignRoles(spec, roles);
+
+  let tokenizer: Tokenizer = CharTokenizer.standard();
+  const ws = config.warm_start;
+  const warmStart = { enabled: ws.enabled, skill: ws.skill, episodes: ws.episodes, epochs: ws.epochs, lr: ws.lr, batchTokens: ws.batch_tokens, warmupSteps: ws.warmup_steps };
+  const build = (modelConfig: LlamaConfig, dir: string, forRoles: readonly string[]): Promise<LlamaModel> =>
+    prepareBaseModel({
+      kernels,
+      tokenizer,
+      config: modelConfig,
+      seed: config.model.seed ?? config.seed,
+      dir,
+      keyMaterial: { tasks: config.tasks, team: config.team, stop: rollout.stop },
+      warmStart,
+      team,
+      roles: forRoles,
+      source,
+      scripted: task.scripted,
+      rollout,
+      learner: learnerOptions(config),
+      onStep: hooks.onWarmStartStep,
+      log: hooks.log,
+    });
+
+  let base: LlamaModel;
+  if (config.model.path !== undefined) {
+    const loaded = loadModel(kernels, config.model.path);
+    base = loaded.model;
+    tokenizer = loaded.tokenizer;
+    hooks.log(`loaded the base model from ${config.model.path}`);
+  } else {
+    base = await build(baseModelConfig(config, tokenizer.vocabSize), join(runDir, 'base'), roles);
+  }
+  const own = new Map<string, LlamaModel>();
+  for (const [id, sizes] of Object.entries(config.policy.models)) {
+    const forRoles = roles.filter((r) => roleToPolicy.get(r) === id);
+    if (forRoles.length === 0) {
+      throw new TroupeError('config', `policy.models.${id}: no role is played by policy '${id}'; policy ids in use: ${[...new Set(roleToPolicy.values())].join(', ')}`);
+    }
+    if (spec === 'lora') throw new TroupeError('config', 'policy.models: LoRA adapters share one base model, so per-policy sizes do not apply; use policy.map per-role or a mapping');
+    own.set(id, await build(overriddenConfig(base.config, sizes), join(runDir, `base-${id}`), forRoles));
+  }
+  const policies = buildPolicySet({
+    spec,
+    roles,
+    base,
+    own,
+    tokenizer,
+    learner: learnerOptions(config),
+    lora: { r: config.model.lora.r, alpha: config.model.lora.alpha, targetModules: config.model.lora.target_modules },
+    seed: config.seed,
+    withReference: config.train.kl_coef > 0,
+  });
+  base.dispose();
+  for (const m of own.values()) m.dispose();
+  return {
+    tokenizer,
+    policies,
+    stepInput: {
+      team,
+      source,
+      policies,
+      rollout,
+      estimator: config.advantage.estimator,
+      filterZeroVariance: config.advantage.filter_zero_variance,
+      tasksPerStep: config.rollout.tasks,
+    },
+    evalInput: { team, source, policyFor: (role) => policies.policyFor(role), rollout },
+    dispose: () => policies.dispose(),
+  };
+}

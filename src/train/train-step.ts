@@ -1,0 +1,102 @@
+/**
+ * One RL step of AT-GRPO / GRPO: play a batch of training tasks with the current policies,
+ * compute group-relative advantages, route each policy's samples to its own learner, update
+ * every learner once, and summarise the step as a metrics record.
+ */
+import { computeAdvantages } from '../algo/compute-advantages.js';
+import type { EstimatorName } from '../algo/advantage-estimators.js';
+import type { Env, TaskSource, Team } from '../envs/types.js';
+import { rollout } from '../rollout/rollout.js';
+import type { RolloutOptions, Sample } from '../rollout/types.js';
+import type { PolicyTrainMetrics, RoleTrainMetrics, TrainRecord } from './metrics/types.js';
+import type { PolicySet } from './policy-set.js';
+import { routeSamples } from './router.js';
+
+export interface TrainStepInput<E extends Env> {
+  readonly team: Team<E>;
+  readonly source: TaskSource<E>;
+  readonly policies: PolicySet;
+  readonly rollout: RolloutOptions;
+  readonly estimator: EstimatorName;
+  readonly filterZeroVariance: boolean;
+  readonly tasksPerStep: number;
+  readonly seed: number;
+  readonly step: number;
+  readonly lr: number;
+}
+
+export interface TrainStepResult {
+  readonly record: TrainRecord;
+  /** The step's samples with advantages (for rollouts/step-N.jsonl). */
+  readonly samples: readonly Sample[];
+}
+
+/** Training task indices of a step: fresh tasks every step, wrapping around a finite dataset. */
+export function stepTasks(step: number, tasksPerStep: number, size?: number): number[] {
+  const first = step * tasksPerStep;
+  if (size === undefined) return Array.from({ length: tasksPerStep }, (_, i) => first + i);
+  const count = Math.min(tasksPerStep, size);
+  return Array.from({ length: count }, (_, i) => (first + i) % size);
+}
+
+const mean = (values: readonly number[]): number | null => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
+
+export async function trainStep<E extends Env>(input: TrainStepInput<E>): Promise<TrainStepResult> {
+  const started = performance.now();
+  const { samples, episodes } = await rollout({
+    team: input.team,
+    source: input.source,
+    tasks: stepTasks(input.step, input.tasksPerStep, input.source.size),
+    policyFor: (role) => input.policies.policyFor(role),
+    options: input.rollout,
+    seed: input.seed,
+    step: input.step,
+  });
+  const rolledOut = performance.now();
+  const advantaged = computeAdvantages(samples, input.estimator, { filterZeroVariance: input.filterZeroVariance });
+  const routed = routeSamples(advantaged.samples, new Set(input.policies.members.keys()));
+  const policies: Record<string, PolicyTrainMetrics> = {};
+  for (const [id, member] of input.policies.members) {
+    const sequences = routed.byPolicy.get(id) ?? [];
+    if (sequences.length === 0) {
+      policies[id] = { loss: null, clip_fraction: null, kl: null, entropy: null, grad_norm: null, tokens: 0 };
+      continue;
+    }
+    const m = member.learner.update(sequences, input.lr);
+    policies[id] = { loss: m.loss, clip_fraction: m.clip_fraction, kl: m.kl, entropy: m.entropy, grad_norm: m.grad_norm, tokens: m.tokens };
+  }
+  const updated = performance.now();
+
+  const roles: Record<string, RoleTrainMetrics> = {};
+  for (const role of input.team.roles.map((r) => r.name)) {
+    const mine = samples.filter((s) => s.role === role);
+    roles[role] = {
+      reward: mean(mine.map((s) => s.reward.total)),
+      local: mean(mine.map((s) => s.reward.local)),
+      global: mean(mine.map((s) => s.reward.global)),
+      response_len: mean(mine.map((s) => s.response_ids?.length ?? s.response.length)),
+      samples: mine.length,
+    };
+  }
+  const tokens = samples.reduce((n, s) => n + (s.response_ids?.length ?? 0), 0);
+  const rolloutSeconds = (rolledOut - started) / 1000;
+  const record: TrainRecord = {
+    kind: 'train',
+    step: input.step,
+    success_rate: mean(episodes.map((e) => (e.success ? 1 : 0))),
+    mean_turns: mean(episodes.map((e) => e.turns)),
+    episodes: episodes.length,
+    samples: samples.length,
+    tokens,
+    parse_failures: episodes.reduce((n, e) => n + e.parse_failures, 0),
+    filtered_groups: advantaged.droppedGroups,
+    samples_per_s: samples.length / ((updated - started) / 1000),
+    tokens_per_s: tokens / ((updated - started) / 1000),
+    rollout_s: rolloutSeconds,
+    update_s: (updated - rolledOut) / 1000,
+    lr: input.lr,
+    roles,
+    policies,
+  };
+  return { record, samples: advantaged.samples };
+}
