@@ -16,7 +16,7 @@ export const policyKinds = ['scripted', 'embedded', 'openai', 'reference'] as co
 export type PolicyKind = (typeof policyKinds)[number];
 
 /** The kinds this build can run. */
-export const availablePolicyKinds: readonly PolicyKind[] = ['scripted', 'embedded'];
+export const availablePolicyKinds: readonly PolicyKind[] = ['scripted', 'embedded', 'reference'];
 
 export const policyMaps = ['shared', 'per-role', 'lora'] as const;
 

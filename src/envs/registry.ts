@@ -4,6 +4,8 @@
  * (docs/new-task.md).
  */
 import { TroupeError } from '../util/errors.js';
+import { codeTask } from './code/index.js';
+import { coopCodeTask } from './coop-code/index.js';
 import { planPathTask } from './plan-path/index.js';
 import { sokobanTask } from './sokoban/index.js';
 import { sudokuTask } from './sudoku/index.js';
@@ -13,7 +15,7 @@ import type { Env, TaskDefinition } from './types.js';
 // Options differ per task; the registry erases them and configs validate them per task.
 type AnyTaskDefinition = TaskDefinition<Env, any>;
 
-const registeredTasks: readonly AnyTaskDefinition[] = [planPathTask, sokobanTask, sudokuTask, toyTask];
+const registeredTasks: readonly AnyTaskDefinition[] = [planPathTask, sokobanTask, sudokuTask, toyTask, codeTask, coopCodeTask];
 
 export function taskNames(): string[] {
   return registeredTasks.map((task) => task.name);

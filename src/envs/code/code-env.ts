@@ -46,9 +46,13 @@ export class CodeEnv implements Env {
     return this.code !== null && this.tests !== null && this.tests.length > 0 && this.mismatches.length === 0;
   }
 
-  /** Solved, or coder and tester agree (a single coder never has tests, so never agrees). */
+  /**
+   * The episode ends when coder and tester agree (the program passes every one of the
+   * tester's cases), as in PettingLLMs: the hidden tests decide success, never the flow of
+   * the episode. A single coder has no tester, so it plays every turn.
+   */
   get done(): boolean {
-    return this.success || this.agreed;
+    return this.agreed;
   }
 
   clone(): this {

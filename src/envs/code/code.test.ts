@@ -71,9 +71,13 @@ test('code env: coder reward = hidden share; tester agreement with the reference
   assert.match(coder!.prompt(env, ctx1), /coder: answer had no program/);
   const c1 = await act(coder, '```python\na, b = map(int, input().split())\nprint(a + b)\n```', ctx1);
   assert.equal(c1.local, 1);
-  assert.equal(env.success && env.done, true);
+  assert.equal(env.success, true);
   assert.equal(t.globalReward(env), 1);
   assert.deepEqual(env.mismatches.map((m) => m.input), ['2 2\n'], 'the wrong case still mismatches');
+  assert.equal(env.done, false, 'hidden tests decide success, not the end of the episode');
+  const t1 = await act(tester, '1 2=>3;2 2=>4', ctx1);
+  assert.equal(t1.local, 1);
+  assert.equal(env.done, true, 'coder and tester agree');
 });
 
 test('code env: a program that loops forever fails its cases with reason timeout; clones do not share state', async () => {
