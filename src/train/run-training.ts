@@ -51,6 +51,15 @@ export interface TrainResult {
   readonly interrupted: boolean;
 }
 
+/**
+ * The resolved config as it is saved in the run folder, so that loading it again gives the
+ * same run: sections that only apply to another algorithm are left out (they are errors there).
+ */
+export function roundTripConfig(config: ResolvedConfig): Record<string, unknown> {
+  const { magrpo, ...rest } = config as ResolvedConfig & { magrpo?: unknown };
+  return config.algorithm === 'magrpo' ? { ...rest, magrpo } : rest;
+}
+
 export function defaultRunDir(config: ResolvedConfig): string {
   return join('runs', config.name);
 }
@@ -65,7 +74,7 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
     throw new TroupeError('config', `${runDir} already holds a run; continue it with --resume, or choose another folder with --run-dir`);
   }
   mkdirSync(runDir, { recursive: true });
-  writeFileAtomic(join(runDir, 'config.yaml'), YAML.stringify(config));
+  writeFileAtomic(join(runDir, 'config.yaml'), YAML.stringify(roundTripConfig(config)));
   const metrics = new MetricsWriter(metricsPath);
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
