@@ -1,0 +1,164 @@
+/**
+ * Generations -> OpenAI response bodies and stream chunks, for both endpoints.
+ *
+ * Logprob entries cover EVERY generated token, the end-of-sequence token and the tokens of a
+ * matched stop string included, so that `token_ids`, `tokens` and `token_logprobs` line up
+ * one to one (what a trainer needs); the text is cut before the stop as OpenAI specifies.
+ */
+import type { Generation } from '../engine/sampling/types.js';
+import type { Tokenizer } from '../engine/tokenizer/types.js';
+import type { TokenAlternative } from './top-logprobs.js';
+import type { ServeRequest } from './types.js';
+
+export interface ChoiceResult {
+  /** Position in the response: prompt index * n + completion index. */
+  readonly index: number;
+  readonly promptIds: readonly number[];
+  readonly generation: Generation;
+  /** Alternatives per token, when logprobs were asked for. */
+  readonly top?: readonly (readonly TokenAlternative[])[];
+}
+
+export interface FormatContext {
+  readonly id: string;
+  readonly created: number;
+  readonly model: string;
+  readonly tokenizer: Tokenizer;
+  readonly request: ServeRequest;
+}
+
+type Json = Record<string, unknown>;
+
+function tokenText(ctx: FormatContext, id: number): string {
+  return ctx.request.tokensAsIds ? `token_id:${id}` : ctx.tokenizer.decode([id]);
+}
+
+/** The text each token adds to the choice's text; the pieces concatenate to exactly `g.text`. */
+export function textPieces(tokenizer: Tokenizer, g: Generation): string[] {
+  let emitted = 0;
+  return g.ids.map((_, i) => {
+    const upTo = i === g.ids.length - 1 ? g.text : tokenizer.decode(g.ids.slice(0, i + 1), { skipSpecial: true }).slice(0, g.text.length);
+    const piece = upTo.length > emitted ? g.text.slice(emitted, upTo.length) : '';
+    emitted += piece.length;
+    return piece;
+  });
+}
+
+/** Token counts; each prompt is counted once however many completions it has (OpenAI's rule). */
+function usage(choices: readonly ChoiceResult[], n: number): Json {
+  const prompts = new Map<number, number>();
+  for (const c of choices) prompts.set(Math.floor(c.index / n), c.promptIds.length);
+  const promptTokens = [...prompts.values()].reduce((a, b) => a + b, 0);
+  const completionTokens = choices.reduce((a, c) => a + c.generation.ids.length, 0);
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}
+
+function finish(g: Generation): string {
+  return g.finishReason === 'length' ? 'length' : 'stop';
+}
+
+function stopReason(g: Generation): string | number | null {
+  if (g.stopString !== undefined) return g.stopString;
+  return g.finishReason === 'stop' ? (g.ids[g.ids.length - 1] ?? null) : null;
+}
+
+function extras(c: ChoiceResult): Json {
+  return { stop_reason: stopReason(c.generation), token_ids: c.generation.ids, prompt_token_ids: c.promptIds };
+}
+
+/** Completions `logprobs` object for tokens [from, to) of a choice. */
+function completionLogprobs(ctx: FormatContext, c: ChoiceResult, from: number, to: number, pieces: readonly string[]): Json {
+  const g = c.generation;
+  let offset = pieces.slice(0, from).reduce((a, p) => a + p.length, 0);
+  const textOffset: number[] = [];
+  for (let i = from; i < to; i++) {
+    textOffset.push(offset);
+    offset += pieces[i]!.length;
+  }
+  return {
+    tokens: g.ids.slice(from, to).map((id) => tokenText(ctx, id)),
+    token_logprobs: g.logprobs.slice(from, to),
+    top_logprobs: ctx.request.logprobs!.top > 0 ? c.top!.slice(from, to).map((alts) => Object.fromEntries(alts.map((a) => [tokenText(ctx, a.id), a.logprob]))) : null,
+    text_offset: textOffset,
+  };
+}
+
+function chatLogprobEntry(ctx: FormatContext, id: number, logprob: number): Json {
+  const token = tokenText(ctx, id);
+  return { token, logprob, bytes: [...Buffer.from(token, 'utf8')] };
+}
+
+function chatLogprobs(ctx: FormatContext, c: ChoiceResult, from: number, to: number): Json {
+  const g = c.generation;
+  const content = [];
+  for (let i = from; i < to; i++) {
+    content.push({ ...chatLogprobEntry(ctx, g.ids[i]!, g.logprobs[i]!), top_logprobs: (c.top?.[i] ?? []).map((a) => chatLogprobEntry(ctx, a.id, a.logprob)) });
+  }
+  return { content };
+}
+
+function header(ctx: FormatContext, object: string): Json {
+  return { id: ctx.id, object, created: ctx.created, model: ctx.model };
+}
+
+function responsePromptIds(choices: readonly ChoiceResult[]): Json {
+  const first = choices[0]?.promptIds;
+  const single = first !== undefined && choices.every((c) => c.promptIds === first);
+  return single ? { prompt_token_ids: first } : {};
+}
+
+export function completionBody(ctx: FormatContext, choices: readonly ChoiceResult[]): Json {
+  return {
+    ...header(ctx, 'text_completion'),
+    choices: choices.map((c) => ({
+      index: c.index,
+      text: c.generation.text,
+      logprobs: ctx.request.logprobs ? completionLogprobs(ctx, c, 0, c.generation.ids.length, textPieces(ctx.tokenizer, c.generation)) : null,
+      finish_reason: finish(c.generation),
+      ...extras(c),
+    })),
+    usage: usage(choices, ctx.request.n),
+    ...responsePromptIds(choices),
+  };
+}
+
+export function chatBody(ctx: FormatContext, choices: readonly ChoiceResult[]): Json {
+  return {
+    ...header(ctx, 'chat.completion'),
+    choices: choices.map((c) => ({
+      index: c.index,
+      message: { role: 'assistant', content: c.generation.text },
+      logprobs: ctx.request.logprobs ? chatLogprobs(ctx, c, 0, c.generation.ids.length) : null,
+      finish_reason: finish(c.generation),
+      ...extras(c),
+    })),
+    usage: usage(choices, ctx.request.n),
+    ...responsePromptIds(choices),
+  };
+}
+
+/**
+ * The SSE payloads of a streamed response, in order (the caller writes `data: [DONE]` last):
+ * one chunk per generated token per choice, then one closing chunk per choice with its
+ * finish_reason and token ids, then the usage chunk when stream_options.include_usage.
+ */
+export function streamChunks(ctx: FormatContext, choices: readonly ChoiceResult[]): Json[] {
+  const chat = ctx.request.endpoint === 'chat';
+  const object = chat ? 'chat.completion.chunk' : 'text_completion';
+  const chunk = (choice: Json): Json => ({ ...header(ctx, object), choices: [choice], ...(ctx.request.includeUsage ? { usage: null } : {}) });
+  const out: Json[] = [];
+  for (const c of choices) {
+    const g = c.generation;
+    const pieces = textPieces(ctx.tokenizer, g);
+    if (chat) out.push(chunk({ index: c.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null, prompt_token_ids: c.promptIds }));
+    g.ids.forEach((id, i) => {
+      const logprobs = ctx.request.logprobs ? (chat ? chatLogprobs(ctx, c, i, i + 1) : completionLogprobs(ctx, c, i, i + 1, pieces)) : null;
+      const base = { index: c.index, logprobs, finish_reason: null, token_ids: [id] };
+      out.push(chunk(chat ? { ...base, delta: { content: pieces[i]! } } : { ...base, text: pieces[i]! }));
+    });
+    const last = { index: c.index, logprobs: null, finish_reason: finish(g), stop_reason: stopReason(g), token_ids: [] as number[] };
+    out.push(chunk(chat ? { ...last, delta: {} } : { ...last, text: '', prompt_token_ids: c.promptIds }));
+  }
+  if (ctx.request.includeUsage) out.push({ ...header(ctx, object), choices: [], usage: usage(choices, ctx.request.n) });
+  return out;
+}

@@ -1,0 +1,234 @@
+/**
+ * The OpenAI-compatible HTTP server over embedded models (node:http, no framework).
+ *
+ *   const server = await startServer({ models: loadServedModels(kernels, 'models/tiny') });
+ *   // server.url === 'http://127.0.0.1:8000'; point any OpenAI client at `${server.url}/v1`
+ *   await server.close();
+ *
+ * Routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions, GET /health.
+ * Every refusal is an OpenAI-style error object (api-error.ts) and the server keeps serving.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Sampler } from '../engine/sampling/generate.js';
+import type { GenerateRequest } from '../engine/sampling/types.js';
+import type { LlamaModel } from '../engine/model/llama-model.js';
+import { TroupeError } from '../util/errors.js';
+import { deriveSeed } from '../util/rng.js';
+import { ApiError, badParam } from './api-error.js';
+import { Batcher, type BatchStats } from './batcher.js';
+import { chatBody, completionBody, streamChunks, type ChoiceResult, type FormatContext } from './format-response.js';
+import { parseChatRequest, parseCompletionRequest } from './parse-request.js';
+import { topLogprobs } from './top-logprobs.js';
+import type { ServedModel, ServeRequest } from './types.js';
+
+export interface ServeOptions {
+  readonly models: readonly ServedModel[];
+  /** Default 127.0.0.1 (loopback only). */
+  readonly host?: string;
+  /** Default 8000; 0 picks a free port. */
+  readonly port?: number;
+  /** Batching window (ms), see batcher.ts. Default 2. */
+  readonly windowMs?: number;
+  /** Most continuations decoded together. Default 64. */
+  readonly maxBatch?: number;
+  /** Seed of the stream that gives requests without `seed` their own seed. Default 0. */
+  readonly seed?: number;
+  /** Largest accepted request body. Default 8 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Where server errors (5xx) are reported. Default: stderr. */
+  readonly log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** e.g. http://127.0.0.1:8000 (clients use `${url}/v1`). */
+  readonly url: string;
+  readonly port: number;
+  /** Batching counters summed over models. */
+  stats(): BatchStats;
+  /** Stops accepting connections, lets in-flight requests finish, then resolves. */
+  close(): Promise<void>;
+}
+
+const ROUTES: Record<string, string> = { '/v1/models': 'GET', '/v1/completions': 'POST', '/v1/chat/completions': 'POST', '/health': 'GET' };
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new ApiError(413, `request body exceeds ${limit} bytes; send smaller requests`, { code: 'request_too_large' }));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  if (options.models.length === 0) throw new TroupeError('input', 'startServer needs at least one model to serve');
+  const models = new Map(options.models.map((m) => [m.name, m]));
+  const batchers = new Map<LlamaModel, Batcher>();
+  for (const m of options.models) {
+    if (!batchers.has(m.model)) batchers.set(m.model, new Batcher(new Sampler(m.model, m.tokenizer), { windowMs: options.windowMs, maxBatch: options.maxBatch }));
+  }
+  const maxBody = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const created = Math.floor(Date.now() / 1000);
+  let counter = 0;
+
+  const listModels = () => ({
+    object: 'list',
+    data: options.models.map((m) => ({
+      id: m.name,
+      object: 'model',
+      created,
+      owned_by: 'troupe',
+      root: m.root,
+      parent: m.adapter === undefined ? null : options.models[0]!.name,
+      max_model_len: m.model.config.max_position_embeddings,
+    })),
+  });
+
+  const promptIdsOf = (request: ServeRequest, served: ServedModel): number[][] => {
+    const { tokenizer, model } = served;
+    const V = model.config.vocab_size;
+    const context = model.config.max_position_embeddings;
+    const all =
+      request.endpoint === 'chat'
+        ? [served.chatTemplate.encode(request.messages, request.addGenerationPrompt)]
+        : request.prompts.map((p) => {
+            if ('ids' in p) return [...p.ids];
+            const bos = tokenizer.special.bos;
+            const ids = tokenizer.encode(p.text);
+            return bos === undefined ? ids : [bos, ...ids];
+          });
+    const param = request.endpoint === 'chat' ? 'messages' : 'prompt';
+    all.forEach((ids, i) => {
+      const where = all.length > 1 ? ` (prompt ${i})` : '';
+      if (ids.length === 0) throw badParam(param, `the prompt${where} is empty; give at least one token`);
+      const bad = ids.find((id) => id < 0 || id >= V);
+      if (bad !== undefined) throw badParam(param, `token id ${bad}${where} is outside the vocabulary 0..${V - 1}`);
+      if (ids.length > context) {
+        throw badParam(param, `this model's maximum context length is ${context} tokens, but the prompt${where} has ${ids.length} tokens; shorten it`, 'context_length_exceeded');
+      }
+    });
+    return all;
+  };
+
+  const complete = async (request: ServeRequest, res: ServerResponse): Promise<void> => {
+    const served = models.get(request.model);
+    if (served === undefined) {
+      throw new ApiError(404, `the model ${JSON.stringify(request.model)} does not exist; available models: ${[...models.keys()].join(', ')}`, { type: 'not_found_error', param: 'model', code: 'model_not_found' });
+    }
+    const prompts = promptIdsOf(request, served);
+    const context = served.model.config.max_position_embeddings;
+    const seed = request.seed ?? deriveSeed(options.seed ?? 0, 'request', counter);
+    const id = `${request.endpoint === 'chat' ? 'chatcmpl' : 'cmpl'}-troupe-${++counter}`;
+    const generateRequests: GenerateRequest[] = prompts.map((promptIds) => ({
+      promptIds,
+      n: request.n,
+      seed,
+      // Chat without max_tokens may use the rest of the context, as OpenAI's API does.
+      maxTokens: request.maxTokens ?? (request.endpoint === 'chat' ? Math.max(1, context - promptIds.length) : 16),
+      temperature: request.temperature,
+      topP: request.topP,
+      topK: request.topK,
+      stop: request.stop,
+      adapter: served.adapter,
+    }));
+    const generations = await batchers.get(served.model)!.submit(generateRequests);
+    const choices: ChoiceResult[] = generations.flatMap((row, p) =>
+      row.map((generation, i) => {
+        if (generation.finishReason === 'error') throw new ApiError(400, generation.error ?? 'generation failed', { param: 'prompt' });
+        const top = request.logprobs && request.logprobs.top > 0 ? topLogprobs(served.model, { promptIds: prompts[p]!, ids: generation.ids, k: request.logprobs.top, adapter: served.adapter }) : undefined;
+        return { index: p * request.n + i, promptIds: prompts[p]!, generation, ...(top ? { top } : {}) };
+      }),
+    );
+    const ctx: FormatContext = { id, created: Math.floor(Date.now() / 1000), model: served.name, tokenizer: served.tokenizer, request };
+    if (!request.stream) {
+      sendJson(res, 200, request.endpoint === 'chat' ? chatBody(ctx, choices) : completionBody(ctx, choices));
+      return;
+    }
+    // The batch is computed as a whole, so the chunks go out together after it (see docs).
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    res.end(streamChunks(ctx, choices).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n');
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+    const method = ROUTES[path];
+    if (method === undefined) throw new ApiError(404, `no route ${req.method} ${path}; routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions`, { type: 'not_found_error', code: 'unknown_url' });
+    if (req.method !== method) {
+      res.setHeader('Allow', method);
+      throw new ApiError(405, `${path} takes ${method}, not ${req.method}`, { code: 'method_not_allowed' });
+    }
+    if (path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/v1/models') return sendJson(res, 200, listModels());
+    const text = await readBody(req, maxBody);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      throw new ApiError(400, `the request body is not valid JSON (${(error as Error).message})`, { code: 'invalid_json' });
+    }
+    await complete(path === '/v1/chat/completions' ? parseChatRequest(body) : parseCompletionRequest(body), res);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      let apiError: ApiError;
+      if (error instanceof ApiError) apiError = error;
+      else if (error instanceof TroupeError && (error.category === 'input' || error.category === 'config')) apiError = new ApiError(400, error.message);
+      else {
+        log(`troupe serve: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        apiError = new ApiError(500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (res.headersSent) res.destroy();
+      else sendJson(res, apiError.status, apiError.toBody());
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8000, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    stats: () => {
+      const total: BatchStats = { batches: 0, submissions: 0, largestBatch: 0 };
+      for (const b of batchers.values()) {
+        total.batches += b.stats.batches;
+        total.submissions += b.stats.submissions;
+        total.largestBatch = Math.max(total.largestBatch, b.stats.largestBatch);
+      }
+      return total;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // In-flight requests finish (their batch is already scheduled); idle keep-alive
+        // sockets would otherwise hold close() open.
+        const force = setTimeout(() => server.closeAllConnections(), 5000);
+        force.unref();
+      }),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The serve layer's vocabulary. Read this first.
+ *
+ * `troupe serve` answers the OpenAI HTTP API (GET /v1/models, POST /v1/completions,
+ * POST /v1/chat/completions) from embedded models. A request goes through four steps:
+ *
+ *   1. parse-request.ts   the JSON body -> a `ServeRequest` (or a 400 ApiError naming the field)
+ *   2. server.ts          the model name -> a `ServedModel` (404 lists the available names);
+ *                         prompts -> token ids (chat: through the chat template)
+ *   3. batcher.ts         every prompt of every request that arrives within a few ms (or while
+ *                         a batch runs) goes to ONE Sampler.generate call
+ *   4. format-response.ts Generations -> the OpenAI response JSON or SSE chunks
+ *
+ * Extra response fields (like vLLM's `return_token_ids`): `prompt_token_ids` (on the response
+ * when it has one prompt, and on every choice) and `token_ids` per choice: the exact ids the
+ * model read and wrote, so a client can train on them without re-tokenising.
+ */
+import type { LlamaModel } from '../engine/model/llama-model.js';
+import type { Tokenizer } from '../engine/tokenizer/types.js';
+import type { ChatTemplate } from './chat-template.js';
+
+/** One name the server answers to: the base model or one of its LoRA adapters. */
+export interface ServedModel {
+  /** `base` or `base:role`. */
+  readonly name: string;
+  readonly model: LlamaModel;
+  readonly tokenizer: Tokenizer;
+  readonly chatTemplate: ChatTemplate;
+  /** LoRA adapter of `model` (LlamaModel.adapters key); undefined for the base. */
+  readonly adapter?: string;
+  /** Where the weights came from (shown in /v1/models as `root`). */
+  readonly root: string;
+}
+
+/** A prompt as given: text (encoded with BOS, like the embedded policy does) or token ids. */
+export type PromptInput = { readonly text: string } | { readonly ids: readonly number[] };
+
+export interface ChatMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+/** A validated request, either endpoint. Defaults are filled where they do not depend on the model. */
+export interface ServeRequest {
+  readonly endpoint: 'completions' | 'chat';
+  readonly model: string;
+  /** completions: one or more prompts. */
+  readonly prompts: readonly PromptInput[];
+  /** chat: the conversation. */
+  readonly messages: readonly ChatMessage[];
+  /** chat: append the assistant header (default true). */
+  readonly addGenerationPrompt: boolean;
+  readonly n: number;
+  readonly temperature: number;
+  readonly topP: number;
+  /** 0 disables (vLLM's -1 is mapped to 0). */
+  readonly topK: number;
+  /** undefined: completions 16 (OpenAI's default), chat: the rest of the context. */
+  readonly maxTokens: number | undefined;
+  readonly stop: readonly string[];
+  /** undefined: the server draws one from its own seeded stream. */
+  readonly seed: number | undefined;
+  /** Token logprobs wanted, with this many alternatives each (0 = the chosen token only). */
+  readonly logprobs: { readonly top: number } | undefined;
+  readonly stream: boolean;
+  /** stream_options.include_usage: a last chunk with token counts. */
+  readonly includeUsage: boolean;
+  /** vLLM's return_tokens_as_token_ids: logprob tokens are written `token_id:N`. */
+  readonly tokensAsIds: boolean;
+}
