@@ -148,7 +148,7 @@ test('returned logprobs equal the engine\'s tokenLogprobs for the same tokens (b
 
 test('concurrent requests are batched and get exactly what they get alone', async () => {
   const prompts = Array.from({ length: 12 }, (_, i) => `PLAN ${i % 5}/4\nA:`);
-  const alone = [];
+  const alone: OpenAI.Completion[] = [];
   for (const [i, prompt] of prompts.entries()) alone.push(await client.completions.create({ model: i % 2 ? 'tiny' : 'tiny:plan', prompt, max_tokens: 8, seed: i, n: 2, logprobs: 0 }));
   const before = server.stats();
   const together = await Promise.all(prompts.map((prompt, i) => client.completions.create({ model: i % 2 ? 'tiny' : 'tiny:plan', prompt, max_tokens: 8, seed: i, n: 2, logprobs: 0 })));
