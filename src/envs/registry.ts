@@ -6,6 +6,7 @@
 import { TroupeError } from '../util/errors.js';
 import { codeTask } from './code/index.js';
 import { coopCodeTask } from './coop-code/index.js';
+import { mathTask } from './math/index.js';
 import { planPathTask } from './plan-path/index.js';
 import { sokobanTask } from './sokoban/index.js';
 import { sudokuTask } from './sudoku/index.js';
@@ -15,7 +16,7 @@ import type { Env, TaskDefinition } from './types.js';
 // Options differ per task; the registry erases them and configs validate them per task.
 type AnyTaskDefinition = TaskDefinition<Env, any>;
 
-const registeredTasks: readonly AnyTaskDefinition[] = [planPathTask, sokobanTask, sudokuTask, toyTask, codeTask, coopCodeTask];
+const registeredTasks: readonly AnyTaskDefinition[] = [planPathTask, sokobanTask, sudokuTask, toyTask, codeTask, coopCodeTask, mathTask];
 
 export function taskNames(): string[] {
   return registeredTasks.map((task) => task.name);
