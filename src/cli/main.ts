@@ -10,6 +10,7 @@ import { TroupeError } from '../util/errors.js';
 import { rolloutCommand } from './rollout-command.js';
 import { trainCommand } from './train-command.js';
 import { evalCommand } from './eval-command.js';
+import { reportCommand } from './report-command.js';
 import { registerModelCommand } from './model-command.js';
 import { benchCommand } from './bench-command.js';
 
@@ -23,6 +24,7 @@ program
 // Subcommands (one line each, in the order `--help` shows them):
 program.addCommand(trainCommand());
 program.addCommand(evalCommand());
+program.addCommand(reportCommand());
 program.addCommand(rolloutCommand());
 registerModelCommand(program);
 program.addCommand(benchCommand());
