@@ -51,7 +51,8 @@ export interface ReferencePolicy {
 export interface UpdateMetrics {
   readonly loss: number;
   readonly clip_fraction: number;
-  readonly kl: number;
+  /** Mean KL estimate per token to the reference; null without a KL penalty. */
+  readonly kl: number | null;
   /** Mean per-token entropy of the policy on the batch (nats). */
   readonly entropy: number;
   /** Gradient norm before clipping. */
@@ -157,7 +158,7 @@ export class Learner {
     return {
       loss: totals.loss,
       clip_fraction: perToken(totals.clipped),
-      kl: perToken(totals.kl),
+      kl: loss.klCoef === 0 ? null : perToken(totals.kl),
       entropy: perToken(totals.entropy),
       grad_norm: gradNorm,
       tokens: totalTokens,
