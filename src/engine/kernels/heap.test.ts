@@ -63,3 +63,20 @@ test('alloc of freed memory returns zeros', () => {
   assert.equal(b.byteOffset, a.byteOffset, 'first fit reuses the block');
   assert.ok(b.every((v) => v === 0));
 });
+
+test('two heaps growing in turn still own and free every array they handed out', () => {
+  // V8 renews memory.buffer of every shared memory when one of them grows.
+  const a = new Heap(1);
+  const b = new Heap(1);
+  const arrays: Array<[Heap, Float32Array]> = [];
+  for (let i = 0; i < 12; i++) {
+    arrays.push([a, a.alloc(1 << 16)]);
+    arrays.push([b, b.alloc(1 << 16)]);
+  }
+  for (const [heap, array] of arrays) {
+    assert.ok(heap.owns(array));
+    assert.ok(!(heap === a ? b : a).owns(array), 'never owned by the other heap');
+  }
+  for (const [heap, array] of arrays) heap.free(array);
+  assert.equal(a.liveBytes + b.liveBytes, 0);
+});

@@ -18,7 +18,12 @@ interface FreeBlock {
  */
 export class Heap {
   readonly memory: WebAssembly.Memory;
-  /** Every SharedArrayBuffer the memory has exposed (a new one per grow). */
+  /**
+   * Every SharedArrayBuffer object the memory has exposed that a handed-out view uses. V8
+   * gives `memory.buffer` a new object after a grow of THIS memory, and also (observed on
+   * Node 20) after a grow of ANOTHER shared memory of the process; so the buffer of each
+   * view is recorded when the view is made, not only after our own grows.
+   */
   private readonly buffers = new Set<ArrayBufferLike>();
   /** Free blocks sorted by start, never adjacent (adjacent ones are merged). */
   private readonly freeBlocks: FreeBlock[] = [];
@@ -102,7 +107,9 @@ export class Heap {
       throw new TroupeError('engine', `alloc: length must be a non-negative integer, got ${length}`);
     }
     const start = this.allocBytes(length * 4);
-    const view = new Float32Array(this.memory.buffer, start, length);
+    const buffer = this.memory.buffer;
+    this.buffers.add(buffer);
+    const view = new Float32Array(buffer, start, length);
     view.fill(0);
     return view;
   }

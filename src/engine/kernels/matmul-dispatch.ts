@@ -21,6 +21,13 @@ export interface MatmulContext {
 }
 
 /**
+ * n * k from which a one-row x W^T (decoding) is split across the two threads: 256 x 256
+ * weights (256 KB, ~7 us on one thread from L3) and up. Below, the hand-off costs more
+ * than half the work.
+ */
+export const MATVEC_PARALLEL_THRESHOLD = 256 * 256;
+
+/**
  * Routes one matmul: 1-3 output rows to the in-place matrix-vector kernel; large products
  * go in chunks of output rows (tall C) or columns (wide C), on tile boundaries, to both
  * threads. Every output element is summed in the same order however the work is split, so
@@ -41,11 +48,16 @@ export function dispatchMatmul(ctx: MatmulContext, args: MatmulArgs): void {
     const b = arena.ptr(args.b, k * n, false);
     const c = arena.ptr(args.c, m * n, true);
     if (m < 4 && (!transA || m === 1)) {
-      exports.matmul_rows(a, b, c, m, n, k, flags);
+      if (pool && m === 1 && transB && n * k >= MATVEC_PARALLEL_THRESHOLD && pool.shouldSplit(n * k)) {
+        // Each output is one dot product whichever thread computes it: bit-identical.
+        pool.runMatmul(exports, ctx.scratch, { kind: 'rows', args: [a, b, c, m, n, k, flags], ...matvecChunking(n, k), blocking: [0, 0, 0] });
+      } else {
+        exports.matmul_rows(a, b, c, m, n, k, flags);
+      }
       return;
     }
     const { kc, mc, nc } = BLOCKING;
-    if (!pool || m * n * k < ctx.parallelThreshold) {
+    if (!pool || m * n * k < ctx.parallelThreshold || !pool.shouldSplit(m * n * k)) {
       exports.matmul_block(a, b, c, m, n, k, flags, 0, m, 0, n, ctx.scratch, kc, mc, nc);
       return;
     }
@@ -68,4 +80,14 @@ export function chunking(m: number, n: number, k: number): { byRows: boolean; ch
   const wanted = Math.max(2, Math.min(8, Math.floor((m * n * k) / 2 ** 21)));
   const chunkSize = Math.ceil(units / Math.min(wanted, units)) * tile;
   return { byRows, chunkSize, chunks: Math.ceil(extent / chunkSize) };
+}
+
+/**
+ * Column chunks of a one-row x W^T: multiples of 16 outputs, 2-8 chunks of at least 16K
+ * multiply-adds (a few microseconds), so a late worker only takes the last ones.
+ */
+export function matvecChunking(n: number, k: number): { byRows: boolean; chunkSize: number; chunks: number } {
+  const wanted = Math.max(2, Math.min(8, Math.floor((n * k) / 2 ** 14)));
+  const chunkSize = Math.max(16, Math.ceil(n / wanted / 16) * 16);
+  return { byRows: false, chunkSize, chunks: Math.ceil(n / chunkSize) };
 }

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { TroupeError } from '../../util/errors.js';
 
@@ -8,15 +9,24 @@ import { TroupeError } from '../../util/errors.js';
  * threads are never much slower than one. Each output is computed the same way whichever
  * thread claims its chunk, so results do not depend on the timing.
  *
- * The worker instantiates the same compiled module on the same shared memory and sleeps in
- * Atomics.wait on a control block in that memory; no message passing per call. Inline
- * worker source (eval) so it runs the same from dist/ and under tsx.
+ * The worker instantiates the same compiled module on the same shared memory and waits on
+ * a control block in that memory; no message passing per call. Inline worker source (eval)
+ * so it runs the same from dist/ and under tsx.
+ *
+ * Hand-off: a futex wake-up (Atomics.wait / notify) costs tens of microseconds, more on a
+ * busy machine, while one decoding matvec takes 5-30 us. So both sides first spin on the
+ * control word for a bounded time (SPIN_MS) and only then sleep: during decoding or a
+ * training step, where kernel calls follow each other within microseconds, the worker is
+ * awake when the next job arrives. The spin is bounded so an idle engine costs no CPU.
  *
  * Control block (Int32 slots):
  *   0 SEQ      bumped per job to wake the worker       1 QUIT
  *   2 WORK     job id << 14 | chunk count << 7 | next chunk (claimed by compareExchange)
  *   3 FINISHED chunks completed in the current job      4 ERROR
- *   5.. args   a b c m n k flags byRows chunkSize kc mc nc
+ *   30 AWAKE   1 while the worker is spinning or working, 0 while it sleeps
+ *   5.. args   a b c m n k flags byRows chunkSize kc mc nc kind
+ *              kind 0: matmul_block over row or column chunks; kind 1: matmul_rows of one
+ *              output row (m = 1, transB) over column chunks (decoding x W^T)
  */
 const SLOTS = 32;
 const SEQ = 0;
@@ -25,14 +35,25 @@ const WORK = 2;
 const FINISHED = 3;
 const ERROR = 4;
 const ARGS = 5;
+const AWAKE = 30;
 /** Chunk counts and indexes get 7 bits each in WORK. */
 export const MAX_CHUNKS = 64;
+/** How long either side spins on the control block before sleeping in Atomics.wait. */
+const SPIN_MS = 0.2;
+/** Jobs of at least this many multiply-adds always use both threads (a stall is amortised). */
+const BIG_JOB = 2 ** 25;
+/** Calls that smaller jobs run on one thread after a stall: doubles per repeated stall. */
+const MIN_BACKOFF = 64;
+const MAX_BACKOFF = 8192;
+/** A sleeping worker is woken for a small job once per this many small jobs. */
+const PROBE_EVERY = 64;
 
 // Runs one claimed chunk; shared by both threads (the worker gets it as source text).
 const RUN_CHUNK = `function runChunk(exports, ctl, chunk, scratch) {
-  const [a, b, c, m, n, k, flags, byRows, size, kc, mc, nc] = ctl.subarray(${ARGS}, ${ARGS + 12});
+  const [a, b, c, m, n, k, flags, byRows, size, kc, mc, nc, kind] = ctl.subarray(${ARGS}, ${ARGS + 13});
   const lo = chunk * size;
-  if (byRows) exports.matmul_block(a, b, c, m, n, k, flags, lo, Math.min(m, lo + size), 0, n, scratch, kc, mc, nc);
+  if (kind === 1) exports.matmul_rows(a, b + lo * k * 4, c + lo * 4, 1, Math.min(n, lo + size) - lo, k, flags);
+  else if (byRows) exports.matmul_block(a, b, c, m, n, k, flags, lo, Math.min(m, lo + size), 0, n, scratch, kc, mc, nc);
   else exports.matmul_block(a, b, c, m, n, k, flags, 0, m, lo, Math.min(n, lo + size), scratch, kc, mc, nc);
 }
 function claim(ctl) {
@@ -41,6 +62,16 @@ function claim(ctl) {
     const next = word & 127;
     if (next >= ((word >>> 7) & 127)) return -1;
     if (Atomics.compareExchange(ctl, ${WORK}, word, word + 1) === word) return next;
+  }
+}
+// Spins until ctl[slot] !== value or SPIN_MS pass; returns the slot's latest value.
+function spinWhile(ctl, slot, value) {
+  let now = Atomics.load(ctl, slot);
+  if (now !== value) return now;
+  const deadline = performance.now() + ${SPIN_MS};
+  for (let i = 1; ; i++) {
+    now = Atomics.load(ctl, slot);
+    if (now !== value || ((i & 255) === 0 && performance.now() > deadline)) return now;
   }
 }
 function work(exports, ctl, scratch) {
@@ -60,7 +91,12 @@ ${RUN_CHUNK}
 parentPort.postMessage('ready');
 let seen = 0;
 for (;;) {
-  Atomics.wait(ctl, ${SEQ}, seen);
+  Atomics.store(ctl, ${AWAKE}, 1);
+  if (spinWhile(ctl, ${SEQ}, seen) === seen) {
+    Atomics.store(ctl, ${AWAKE}, 0);
+    Atomics.wait(ctl, ${SEQ}, seen);
+    Atomics.store(ctl, ${AWAKE}, 1);
+  }
   seen = Atomics.load(ctl, ${SEQ});
   if (Atomics.load(ctl, ${QUIT}) === 1) break;
   work(exports, ctl, scratch);
@@ -68,9 +104,12 @@ for (;;) {
 `;
 
 type WorkFn = (exports: unknown, ctl: Int32Array, scratch: number) => void;
-const work = new Function(`${RUN_CHUNK}\nreturn work;`)() as WorkFn;
+type SpinFn = (ctl: Int32Array, slot: number, value: number) => number;
+const { work, spinWhile } = new Function(`${RUN_CHUNK}\nreturn { work, spinWhile };`)() as { work: WorkFn; spinWhile: SpinFn };
 
 export interface MatmulJob {
+  /** 'block' (default): matmul_block chunks; 'rows': matmul_rows column chunks of a 1-row x W^T. */
+  readonly kind?: 'block' | 'rows';
   /** a, b, c, m, n, k, flags as for matmul_block. */
   readonly args: readonly number[];
   readonly byRows: boolean;
@@ -84,14 +123,22 @@ export class ThreadPool {
   private sequence = 0;
   private job = 0;
   private disposed = false;
+  /** Small jobs left to run on the calling thread alone, and the next back-off length. */
+  private skip = 0;
+  private backoff = MIN_BACKOFF;
+  private sinceProbe = 0;
+  /** Jobs where the calling thread waited longer for the worker than it worked itself. */
+  stalls = 0;
 
   private constructor(
     private readonly worker: Worker,
     private readonly control: Int32Array,
+    /** false: split every job handed to shouldSplit (tests of the split itself). */
+    private readonly adaptive: boolean,
   ) {}
 
   /** Starts the helper; `controlPtr` (128 bytes) and `scratchPtr` are heap blocks it owns. */
-  static async start(module: WebAssembly.Module, memory: WebAssembly.Memory, controlPtr: number, scratchPtr: number): Promise<ThreadPool> {
+  static async start(module: WebAssembly.Module, memory: WebAssembly.Memory, controlPtr: number, scratchPtr: number, options: { adaptive?: boolean } = {}): Promise<ThreadPool> {
     const control = new Int32Array(memory.buffer, controlPtr, SLOTS);
     control.fill(0);
     const worker = new Worker(WORKER_SOURCE, {
@@ -107,7 +154,29 @@ export class ThreadPool {
     });
     // An idle worker sleeps in Atomics.wait; unref so it never keeps the process alive.
     worker.unref();
-    return new ThreadPool(worker, control);
+    return new ThreadPool(worker, control, options.adaptive ?? true);
+  }
+
+  /**
+   * Whether a job of `macs` multiply-adds should be split. Results never depend on it.
+   * Jobs from BIG_JOB on always are. A smaller job (a decoding matvec: microseconds) is
+   * only handed to a worker that is awake (spinning after its last job): waking a sleeping
+   * one costs a system call and arrives too late, so it is woken only once per PROBE_EVERY
+   * small jobs, after which it stays awake while jobs keep coming. And when the machine is
+   * busy the worker is often descheduled in the middle of a chunk, leaving the calling
+   * thread to wait a whole time slice (milliseconds): after such a stall, small jobs run on
+   * the calling thread alone for a while, longer after each repeated stall.
+   */
+  shouldSplit(macs: number): boolean {
+    if (macs >= BIG_JOB || !this.adaptive) return true;
+    if (this.skip > 0) {
+      this.skip--;
+      return false;
+    }
+    if (Atomics.load(this.control, AWAKE) === 1) return true;
+    if (++this.sinceProbe < PROBE_EVERY) return false;
+    this.sinceProbe = 0;
+    return true;
   }
 
   /** Runs a chunked matmul on both threads; returns when every chunk is done. */
@@ -115,18 +184,32 @@ export class ThreadPool {
     if (this.disposed) throw new TroupeError('engine', 'these kernels were disposed; create new kernels with createWasmKernels');
     if (job.chunks < 1 || job.chunks > MAX_CHUNKS) throw new TroupeError('invariant', `internal invariant broken: ${job.chunks} matmul chunks`);
     const ctl = this.control;
-    ctl.set([...job.args, job.byRows ? 1 : 0, job.chunkSize, ...job.blocking], ARGS);
+    ctl.set([...job.args, job.byRows ? 1 : 0, job.chunkSize, ...job.blocking, job.kind === 'rows' ? 1 : 0], ARGS);
     Atomics.store(ctl, FINISHED, 0);
     this.job = (this.job + 1) & 0x1ffff;
     Atomics.store(ctl, WORK, (this.job << 14) | (job.chunks << 7));
     this.sequence = (this.sequence + 1) | 0;
     Atomics.store(ctl, SEQ, this.sequence);
     Atomics.notify(ctl, SEQ);
+    const start = performance.now();
     work(exports, ctl, scratch);
-    for (;;) {
-      const finished = Atomics.load(ctl, FINISHED);
-      if (finished === job.chunks) break;
-      Atomics.wait(ctl, FINISHED, finished);
+    if (Atomics.load(ctl, FINISHED) !== job.chunks) {
+      const worked = performance.now() - start;
+      for (;;) {
+        let finished = Atomics.load(ctl, FINISHED);
+        if (finished === job.chunks) break;
+        finished = spinWhile(ctl, FINISHED, finished);
+        if (finished === job.chunks) break;
+        Atomics.wait(ctl, FINISHED, finished);
+      }
+      const waited = performance.now() - start - worked;
+      if (waited > Math.max(worked, 0.05)) {
+        this.stalls++;
+        this.skip = this.backoff;
+        this.backoff = Math.min(2 * this.backoff, MAX_BACKOFF);
+      } else {
+        this.backoff = MIN_BACKOFF;
+      }
     }
     if (Atomics.load(ctl, ERROR) !== 0) {
       Atomics.store(ctl, ERROR, 0);

@@ -34,7 +34,7 @@ for (const simd of ['relaxed', 'plain'] as const) {
 
 test('1 and 2 threads give bit-identical matmuls (split by rows and by columns)', async () => {
   const one = await createWasmKernels({ threads: 1 });
-  const two = await createWasmKernels({ threads: 2, parallelThreshold: 1 });
+  const two = await createWasmKernels({ threads: 2, parallelThreshold: 1, adaptiveSplit: false });
   const rng = new Rng(5);
   for (const [m, k, n, transA, transB] of [[200, 300, 40, false, true], [36, 270, 300, true, false]] as const) {
     const a = Float32Array.from({ length: m * k }, () => rng.nextU32() / 2 ** 32 - 0.5);
@@ -51,7 +51,7 @@ test('1 and 2 threads give bit-identical matmuls (split by rows and by columns)'
 
 test('hundreds of back-to-back chunked matmuls stay exact (chunk claiming between jobs)', async () => {
   const one = await createWasmKernels({ threads: 1 });
-  const two = await createWasmKernels({ threads: 2, parallelThreshold: 1 });
+  const two = await createWasmKernels({ threads: 2, parallelThreshold: 1, adaptiveSplit: false });
   const rng = new Rng(9);
   for (let job = 0; job < 300; job++) {
     const m = 4 + (rng.nextU32() % 40);
@@ -66,6 +66,32 @@ test('hundreds of back-to-back chunked matmuls stay exact (chunk claiming betwee
     two.matmul({ a, b, c: c2, m, n, k });
     assert.deepEqual(c2, c1, `job ${job}: m=${m} n=${n} k=${k}`);
     for (const x of [a, b, c2]) two.free(x);
+  }
+  await one.dispose();
+  await two.dispose();
+});
+
+test('1-row x W^T (decoding) split in column chunks is bit-identical to one thread', async () => {
+  const one = await createWasmKernels({ threads: 1 });
+  const two = await createWasmKernels({ threads: 2, adaptiveSplit: false });
+  const rng = new Rng(13);
+  for (const [n, k] of [[1024, 256], [256, 1024], [272, 241], [1000, 70]] as const) {
+    const w = two.alloc(n * k);
+    const x = two.alloc(k);
+    for (const v of [w, x]) for (let i = 0; i < v.length; i++) v[i] = rng.nextU32() / 2 ** 32 - 0.5;
+    const c1 = new Float32Array(n);
+    const c2 = two.alloc(n);
+    one.matmul({ a: x, b: w, c: c1, m: 1, n, k, transB: true });
+    for (let rep = 0; rep < 20; rep++) {
+      c2.fill(Number.NaN);
+      two.matmul({ a: x, b: w, c: c2, m: 1, n, k, transB: true });
+      assert.deepEqual(c2, c1, `n=${n} k=${k} repetition ${rep}`);
+    }
+    // and it is a matrix-vector product: compare one output with a float64 dot product
+    let dot = 0;
+    for (let p = 0; p < k; p++) dot += x[p]! * w[(n - 1) * k + p]!;
+    assert.ok(Math.abs(c1[n - 1]! - dot) < 1e-4, `last output ${c1[n - 1]} vs ${dot}`);
+    for (const v of [w, x, c2]) two.free(v);
   }
   await one.dispose();
   await two.dispose();

@@ -16,6 +16,11 @@ export interface WasmKernelOptions {
   readonly simd?: 'auto' | SimdFlavor;
   /** m*n*k from which matmuls use both threads (measured: see bench/matmul-bench.ts). */
   readonly parallelThreshold?: number;
+  /**
+   * true (default): jobs under 2^25 multiply-adds use the worker only while it is awake and
+   * not stalling (see ThreadPool.shouldSplit); false: always (tests of the split).
+   */
+  readonly adaptiveSplit?: boolean;
 }
 
 export interface WasmKernels extends Kernels {
@@ -60,7 +65,7 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
   exports.set_tmp(heap.allocBytes(512)); // tail staging + exp constants (see wat/math.wat)
   const arena = new CallArena(heap);
   const pool = threads === 2
-    ? await ThreadPool.start(module, heap.memory, heap.allocBytes(128), heap.allocBytes(MATMUL_SCRATCH_BYTES))
+    ? await ThreadPool.start(module, heap.memory, heap.allocBytes(128), heap.allocBytes(MATMUL_SCRATCH_BYTES), { adaptive: options.adaptiveSplit ?? true })
     : null;
   const ctx: MatmulContext = {
     exports,
