@@ -13,6 +13,7 @@ import { evalCommand } from './eval-command.js';
 import { reportCommand } from './report-command.js';
 import { registerModelCommand } from './model-command.js';
 import { benchCommand } from './bench-command.js';
+import { serveCommand } from './serve-command.js';
 
 const program = new Command();
 program
@@ -28,6 +29,7 @@ program.addCommand(reportCommand());
 program.addCommand(rolloutCommand());
 registerModelCommand(program);
 program.addCommand(benchCommand());
+program.addCommand(serveCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -4,7 +4,7 @@
  * - A model folder whose tokenizer_config.json has a `chat_template` (every instruct model on
  *   the Hugging Face Hub does) is rendered with that Jinja template, exactly as
  *   transformers' `apply_chat_template` would: variables `messages`, `add_generation_prompt`,
- *   `bos_token`, `eos_token`, and `raise_exception`. The template writes BOS itself, so the
+ *   `bos_token`, `eos_token` (and `raise_exception`, which becomes a 400). The template writes BOS itself, so the
  *   text is encoded without adding one.
  * - Troupe's built-in small models have no template. They are trained on raw task prompts, so
  *   the built-in template is: BOS, then the messages' contents joined by "\n", no role
@@ -56,12 +56,9 @@ export function jinjaChatTemplate(source: string, tokenizer: Tokenizer, specials
         messages: messages.map((m) => ({ role: m.role, content: m.content })),
         add_generation_prompt: addGenerationPrompt,
         ...specials,
-        raise_exception: (message: string) => {
-          throw new ApiError(400, `the model's chat template refused the conversation: ${message}`, { param: 'messages' });
-        },
       });
     } catch (error) {
-      if (error instanceof ApiError) throw error;
+      // Includes the template's own raise_exception('...') (built into the Jinja runtime).
       throw new ApiError(400, `the model's chat template failed on this conversation: ${(error as Error).message}`, { param: 'messages' });
     }
   };

@@ -96,7 +96,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       created,
       owned_by: 'troupe',
       root: m.root,
-      parent: m.adapter === undefined ? null : options.models[0]!.name,
+      parent: m.parent ?? null,
       max_model_len: m.model.config.max_position_embeddings,
     })),
   });

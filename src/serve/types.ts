@@ -28,6 +28,8 @@ export interface ServedModel {
   readonly chatTemplate: ChatTemplate;
   /** LoRA adapter of `model` (LlamaModel.adapters key); undefined for the base. */
   readonly adapter?: string;
+  /** Served name of the base model an adapter applies to. */
+  readonly parent?: string;
   /** Where the weights came from (shown in /v1/models as `root`). */
   readonly root: string;
 }

@@ -1,0 +1,64 @@
+/**
+ * `troupe serve`: an OpenAI-compatible HTTP server over a model folder or a training run.
+ *
+ *   npx troupe serve models/tiny --port 8000
+ *   npx troupe serve runs/plan-path-team            # newest checkpoint; adapters as <run>:<role>
+ *   curl http://127.0.0.1:8000/v1/models
+ *
+ * Any OpenAI client works against `http://127.0.0.1:8000/v1` (see docs/real-llms.md). Ctrl-C
+ * (SIGINT) or SIGTERM stops accepting connections, lets in-flight requests finish, and exits.
+ */
+import { Command } from 'commander';
+import { getKernels } from '../engine/kernels/get-kernels.js';
+import { loadServedModels } from '../serve/load-served-models.js';
+import { startServer, type RunningServer } from '../serve/server.js';
+import { TroupeError } from '../util/errors.js';
+
+export interface ServeCommandOptions {
+  readonly dir: string;
+  readonly host: string;
+  readonly port: number;
+  /** Served base name; default the folder's name. */
+  readonly name?: string;
+  readonly windowMs: number;
+  readonly seed: number;
+  readonly print?: (text: string) => void;
+}
+
+export async function runServeCommand(options: ServeCommandOptions): Promise<RunningServer> {
+  const models = loadServedModels(await getKernels(), options.dir, options.name === undefined ? {} : { name: options.name });
+  const server = await startServer({ models, host: options.host, port: options.port, windowMs: options.windowMs, seed: options.seed });
+  const print = options.print ?? ((text: string) => process.stdout.write(text));
+  const lines = models.map((m) => `  ${m.name.padEnd(24)} ${m.adapter === undefined ? 'model  ' : 'adapter'} ${m.root}  (chat template: ${m.chatTemplate.source})`);
+  print(`troupe serve: ${server.url}/v1\n${lines.join('\n')}\n`);
+  return server;
+}
+
+function integer(flag: string, min: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new TroupeError('input', `${flag} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+    return Number(value);
+  };
+}
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('serve a model folder or a run over the OpenAI HTTP API (/v1/models, /v1/completions, /v1/chat/completions)')
+    .argument('<dir>', 'model folder (config.json, model.safetensors, tokenizer.json[, adapters/<role>/]) or run folder (checkpoints/)')
+    .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
+    .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0), 8000)
+    .option('--name <name>', 'served name of the base model (default: the folder name)')
+    .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
+    .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
+    .action(async (dir: string, opts: { host: string; port: number; name?: string; windowMs: number; seed: number }) => {
+      const server = await runServeCommand({ dir, ...opts });
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          process.stderr.write(`troupe serve: ${signal}, finishing in-flight requests\n`);
+          server.close().then(resolve, resolve);
+        };
+        process.once('SIGINT', () => stop('SIGINT'));
+        process.once('SIGTERM', () => stop('SIGTERM'));
+      });
+    });
+}
