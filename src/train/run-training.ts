@@ -30,7 +30,7 @@ import { progressFromTrain, progressFromWarmStart } from './progress/progress-fr
 import { writeReport } from './report/write-report.js';
 import { listCheckpoints, loadTrainingCheckpoint, saveTrainingCheckpoint } from './checkpoint-store.js';
 import { evaluate } from './evaluate.js';
-import { setupRun, type RunSetup } from './setup-run.js';
+import { checkTrainable, setupRun, type RunSetup } from './setup-run.js';
 import { trainStep } from './train-step.js';
 
 export interface TrainOptions {
@@ -73,6 +73,7 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   if (existsSync(metricsPath) && !options.resume) {
     throw new TroupeError('config', `${runDir} already holds a run; continue it with --resume, or choose another folder with --run-dir`);
   }
+  checkTrainable(config);
   mkdirSync(runDir, { recursive: true });
   writeFileAtomic(join(runDir, 'config.yaml'), YAML.stringify(roundTripConfig(config)));
   const metrics = new MetricsWriter(metricsPath);

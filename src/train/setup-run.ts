@@ -47,10 +47,28 @@ export function baseModelConfig(config: ResolvedConfig, vocab: number): LlamaCon
   return llamaConfig({ hidden: m.hidden, layers: m.layers, heads: m.heads, kvHeads: m.kv_heads, intermediate: m.intermediate, vocab, context: m.context, tied: m.tied });
 }
 
-export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { log: (m: string) => void; onWarmStartStep?: (s: WarmStartStep) => void }): Promise<RunSetup> {
+/**
+ * Checks what the schema cannot: that the config can be trained and its policy map fits the
+ * team. Runs before anything is written, so a bad config leaves no half-made run folder.
+ */
+export function checkTrainable(config: ResolvedConfig): void {
   if (config.policy.kind !== 'embedded') {
     throw new TroupeError('config', `policy.kind: troupe train trains embedded models, got ${JSON.stringify(config.policy.kind)}; set policy.kind: embedded (use troupe eval or troupe rollout for other kinds)`);
   }
+  const task = getTask(config.tasks.name);
+  const roles = task.createTeam(taskOptions(config), teamOptions(config)).roles.map((r) => r.name);
+  const roleToPolicy = assignRoles(config.policy.map, roles);
+  const ids = [...new Set(roleToPolicy.values())];
+  for (const id of Object.keys(config.policy.models)) {
+    if (config.policy.map === 'lora') {
+      throw new TroupeError('config', 'policy.models: LoRA adapters share one base model, so per-policy sizes do not apply; use policy.map per-role or a mapping');
+    }
+    if (!ids.includes(id)) throw new TroupeError('config', `policy.models.${id}: no role is played by policy '${id}'; policy ids in use: ${ids.join(', ')}`);
+  }
+}
+
+export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { log: (m: string) => void; onWarmStartStep?: (s: WarmStartStep) => void }): Promise<RunSetup> {
+  checkTrainable(config);
   const task = getTask(config.tasks.name);
   const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
   const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
@@ -94,10 +112,6 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   const own = new Map<string, LlamaModel>();
   for (const [id, sizes] of Object.entries(config.policy.models)) {
     const forRoles = roles.filter((r) => roleToPolicy.get(r) === id);
-    if (forRoles.length === 0) {
-      throw new TroupeError('config', `policy.models.${id}: no role is played by policy '${id}'; policy ids in use: ${[...new Set(roleToPolicy.values())].join(', ')}`);
-    }
-    if (spec === 'lora') throw new TroupeError('config', 'policy.models: LoRA adapters share one base model, so per-policy sizes do not apply; use policy.map per-role or a mapping');
     own.set(id, await build(overriddenConfig(base.config, sizes), join(runDir, `base-${id}`), forRoles));
   }
   const policies = buildPolicySet({
