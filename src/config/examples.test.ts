@@ -38,7 +38,7 @@ for (const file of files) {
       assert.equal(config.rollout.mode, 'independent');
     } else {
       assert.equal(config.team.variant, 'team');
-      assert.equal(config.rollout.mode, 'tree');
+      assert.equal(config.rollout.mode, config.algorithm === 'magrpo' ? 'joint' : 'tree');
     }
   });
 }

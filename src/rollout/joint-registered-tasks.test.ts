@@ -38,3 +38,30 @@ for (const name of taskNames()) {
     for (const e of episodes) assert.ok(e.turns >= 1 && e.turns <= 2);
   });
 }
+
+test('coop-code (joint, 2 turns): a child node prompts with its joint action\'s two functions and their test feedback', async () => {
+  const task = getTask('coop-code');
+  const options = task.optionsSchema.parse({ transition: 'feedback' });
+  const team = task.createTeam(options, { variant: 'team', format: 'compact', order: 'parallel', maxTurns: 2, alpha: 1 });
+  const { samples } = await rollout({
+    team,
+    source: task.createSource(options, 7),
+    tasks: [0, 1, 2],
+    policyFor: scriptedPolicies(task.scripted, 0.3),
+    options: { mode: 'joint', k: 2, temperature: 1, topP: 1, topK: 0, maxTokens: 120, stop: ['\n'], joint: { joint: 'aligned' } },
+    seed: 5,
+    step: 0,
+  });
+  const children = samples.filter((s) => s.node !== '0');
+  assert.ok(children.length > 0, 'some joint action left tests failing, so a second turn was played');
+  for (const child of children) {
+    const j = Number(child.node!.split('.')[1]);
+    const at = (role: string) => samples.find((s) => s.task_id === child.task_id && s.node === '0' && s.role === role && s.branch === j)!;
+    const [aux, main] = [at('aux'), at('main')];
+    assert.ok(child.prompt.includes(`aux ${aux.response.trim()}`), `${child.group}: shows joint action ${j}'s aux`);
+    assert.ok(child.prompt.includes(`main ${main.response.trim()}`), `${child.group}: shows joint action ${j}'s main`);
+    assert.match(child.prompt, /\nF /, `${child.group}: shows the feedback transition`);
+    // The joint reward of the parent joint action is what both of its responses record.
+    assert.equal(aux.reward.global, main.reward.global);
+  }
+});
