@@ -16,11 +16,10 @@ import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
 import { getTask } from '../envs/registry.js';
-import { referencePolicies } from '../policy/reference-policy.js';
-import { scriptedPolicies } from '../policy/scripted-policies.js';
 import { rollout } from '../rollout/rollout.js';
 import { sampleToJson } from '../rollout/sample-json.js';
 import { summarizeRollout, type RolloutSummary } from '../rollout/summarize-rollout.js';
+import { playingPolicies } from '../train/playing-policies.js';
 import { TroupeError } from '../util/errors.js';
 
 export interface RolloutCommandOptions {
@@ -55,10 +54,7 @@ export async function runRolloutCommand(options: RolloutCommandOptions): Promise
     source: task.createSource(taskOptions(config), config.seed),
     tasks: Array.from({ length: count }, (_, i) => i),
     split: 'train',
-    policyFor:
-      config.policy.kind === 'reference'
-        ? referencePolicies(task, taskOptions(config), config.seed)
-        : scriptedPolicies(task.scripted, config.policy.skill),
+    policyFor: (await playingPolicies(config, task, team.roles.map((r) => r.name))).policyFor,
     options: rolloutOptions(config),
     seed: config.seed,
     step: 0,

@@ -93,8 +93,9 @@ test('every problem is reported at once', () => {
   assert.match(message, /team\.alpha: expected a number, got "x"/);
 });
 
-test('policy kinds that are not built yet are a clear error, not ignored', () => {
-  assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, policy: { kind: 'openai' } })), /policy\.kind: "openai" is not available yet/);
+test('unknown policy kinds and an openai kind without its server are clear errors', () => {
+  assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, policy: { kind: 'openai' } })), /policy\.openai: kind openai needs an openai section/);
+  assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, policy: { kind: 'openai', openai: { base_url: 'localhost', model: 'm' } } })), /policy\.openai\.base_url: base_url must be an http\(s\) URL/);
   assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, policy: { kind: 'gpt' } })), /policy\.kind: expected one of scripted \| embedded/);
 });
 

@@ -11,12 +11,13 @@
  */
 import { z } from 'zod';
 import { modelOverride } from './model-section.js';
+import { openaiSection } from './openai-section.js';
 
 export const policyKinds = ['scripted', 'embedded', 'openai', 'reference'] as const;
 export type PolicyKind = (typeof policyKinds)[number];
 
 /** The kinds this build can run. */
-export const availablePolicyKinds: readonly PolicyKind[] = ['scripted', 'embedded', 'reference'];
+export const availablePolicyKinds: readonly PolicyKind[] = ['scripted', 'embedded', 'reference', 'openai'];
 
 export const policyMaps = ['shared', 'per-role', 'lora'] as const;
 
@@ -29,6 +30,8 @@ export const policySection = z
     map: z.union([z.enum(policyMaps), z.record(z.string().min(1), z.string().min(1))]).default('shared'),
     /** Embedded only: size overrides per policy id, for heterogeneous teams. */
     models: z.record(z.string().min(1), modelOverride).default({}),
+    /** An OpenAI-compatible server (kind openai, or some roles of an embedded team): openai-section.ts. */
+    openai: openaiSection.optional(),
   })
   .superRefine((policy, ctx) => {
     if (!availablePolicyKinds.includes(policy.kind)) {
@@ -37,6 +40,9 @@ export const policySection = z
         path: ['kind'],
         message: `${JSON.stringify(policy.kind)} is not available yet (available now: ${availablePolicyKinds.join(' | ')})`,
       });
+    }
+    if (policy.kind === 'openai' && policy.openai === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['openai'], message: 'kind openai needs an openai section: { base_url: http://127.0.0.1:8000/v1, model: <name> }' });
     }
   })
   .prefault({});

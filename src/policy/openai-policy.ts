@@ -251,3 +251,48 @@ function errorMessage(text: string): string {
   }
   return text.slice(0, 200) || '(empty body)';
 }
+
+/** The `policy.openai` config section's fields (snake_case, as in the file). */
+export interface OpenAIRoleSettings {
+  readonly base_url: string;
+  readonly model: string;
+  readonly models: Readonly<Record<string, string>>;
+  readonly api_key_env?: string;
+  readonly timeout_ms: number;
+  readonly max_retries: number;
+  readonly concurrency: number;
+  readonly mode: 'completions' | 'chat';
+  readonly token_ids: boolean;
+}
+
+/**
+ * One OpenAIPolicy per served model name for `roles`, by role: roles on the same model share
+ * one policy (one concurrency pool, and the rollout batches their requests together). The
+ * policy id is `openai:<model>`, so samples say where they came from.
+ */
+export function openaiRolePolicies(settings: OpenAIRoleSettings, roles: readonly string[], teamRoles: readonly string[]): Map<string, OpenAIPolicy> {
+  const unknown = [...roles, ...Object.keys(settings.models)].filter((r) => !teamRoles.includes(r));
+  if (unknown.length > 0) throw new TroupeError('config', `policy.openai names role(s) ${[...new Set(unknown)].join(', ')} that the team does not have; its roles: ${teamRoles.join(', ')}`);
+  const byModel = new Map<string, OpenAIPolicy>();
+  const byRole = new Map<string, OpenAIPolicy>();
+  for (const role of roles) {
+    const model = settings.models[role] ?? settings.model;
+    let policy = byModel.get(model);
+    if (policy === undefined) {
+      policy = new OpenAIPolicy({
+        id: `openai:${model}`,
+        baseUrl: settings.base_url,
+        model,
+        ...(settings.api_key_env === undefined ? {} : { apiKeyEnv: settings.api_key_env }),
+        timeoutMs: settings.timeout_ms,
+        maxRetries: settings.max_retries,
+        concurrency: settings.concurrency,
+        mode: settings.mode,
+        tokenIds: settings.token_ids,
+      });
+      byModel.set(model, policy);
+    }
+    byRole.set(role, policy);
+  }
+  return byRole;
+}

@@ -5,7 +5,9 @@
  * - scripted: the task's model-free player at `policy.skill`;
  * - reference: the dataset's own solutions;
  * - embedded: the newest checkpoint of a run folder, or the model folder `model.path`
- *   (with `policy.map`: per-role models from a run, LoRA adapters on the run's base).
+ *   (with `policy.map`: per-role models from a run, LoRA adapters on the run's base);
+ * - openai: an OpenAI-compatible server (`policy.openai`); with another kind, the roles listed
+ *   in `policy.openai.roles` are served and the others play as that kind (a mixed team).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +17,7 @@ import type { ResolvedConfig } from '../config/resolve-config.js';
 import { taskOptions } from '../config/runtime-options.js';
 import type { TaskDefinition, Env } from '../envs/types.js';
 import { EmbeddedPolicy } from '../policy/embedded-policy.js';
+import { openaiRolePolicies } from '../policy/openai-policy.js';
 import { referencePolicies } from '../policy/reference-policy.js';
 import { scriptedPolicies } from '../policy/scripted-policies.js';
 import type { Policy } from '../policy/types.js';
@@ -29,6 +32,17 @@ export interface PlayingPolicies {
 }
 
 export async function playingPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
+  const openai = config.policy.openai;
+  if (openai === undefined) return kindPolicies(config, task, roles, runDir);
+  const servedRoles = config.policy.kind === 'openai' ? roles : (openai.roles ?? []);
+  const served = openaiRolePolicies(openai, servedRoles, roles);
+  const where = `${openai.base_url} (${[...served].map(([role, p]) => `${role}: ${p.options.model}`).join(', ')})`;
+  if (config.policy.kind === 'openai') return { policyFor: (role) => served.get(role)!, source: where };
+  const own = await kindPolicies(config, task, roles, runDir);
+  return served.size === 0 ? own : { policyFor: (role) => served.get(role) ?? own.policyFor(role), source: `${own.source}; served ${where}` };
+}
+
+async function kindPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
   switch (config.policy.kind) {
     case 'scripted':
       return { policyFor: scriptedPolicies(task.scripted, config.policy.skill), source: `scripted player at skill ${config.policy.skill}` };
