@@ -68,7 +68,6 @@ export function saveTrainingCheckpoint(runDir: string, step: number, policies: P
     renameSync(temp, final);
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });
-    if (error instanceof TroupeError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new TroupeError('io', `could not save the checkpoint of step ${step} in ${root}: ${reason}; the previous checkpoints are intact`, { cause: error });
   }
