@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { Tape } from '../engine/autograd/tape.js';
 import { loadModel, loadModelAdapter } from '../engine/io/model-checkpoint.js';
+import { generate } from '../engine/sampling/generate.js';
 import { createReferenceKernels } from '../engine/kernels/reference.js';
 import { loadServedModels } from './load-served-models.js';
 import { startServer, type RunningServer } from './server.js';
@@ -156,6 +157,23 @@ test('concurrent requests are batched and get exactly what they get alone', asyn
   assert.ok(stats.batches - before.batches < prompts.length, `12 concurrent requests took ${stats.batches - before.batches} batches`);
   assert.ok(stats.largestBatch > 1);
   together.forEach((r, i) => assert.deepEqual(r.choices, alone[i]!.choices, `request ${i}`));
+});
+
+test('64 concurrent requests are all answered, each exactly as the engine samples it alone', async () => {
+  const { model, tokenizer } = loadModel(kernels, folder.dir);
+  try {
+    const prompts = Array.from({ length: 64 }, (_, i) => `PLAN ${i}/64\nA:`);
+    const answers = await Promise.all(prompts.map((prompt, i) => post('/v1/completions', JSON.stringify({ model: 'tiny', prompt, max_tokens: 6, seed: 100 + i, temperature: 1 }))));
+    answers.forEach((r, i) => {
+      assert.equal(r.status, 200, `request ${i}`);
+      const promptIds = [tokenizer.special.bos!, ...tokenizer.encode(prompts[i]!)];
+      const [[want]] = generate(model, tokenizer, [{ promptIds, n: 1, seed: 100 + i, maxTokens: 6, temperature: 1 }]);
+      assert.deepEqual(r.json.choices[0].token_ids, want!.ids, `request ${i}`);
+      assert.equal(r.json.choices[0].text, want!.text);
+    });
+  } finally {
+    model.dispose();
+  }
 });
 
 test('bad requests get OpenAI-style 4xx errors and the server keeps serving', async () => {

@@ -28,8 +28,9 @@ export interface ServeOptions {
   readonly host?: string;
   /** Default 8000; 0 picks a free port. */
   readonly port?: number;
-  /** Batching window (ms), see batcher.ts. Default 2. */
+  /** Batching: quiet gap and longest wait (ms), see batcher.ts. Defaults 2 and 20. */
   readonly windowMs?: number;
+  readonly maxWaitMs?: number;
   /** Most continuations decoded together. Default 64. */
   readonly maxBatch?: number;
   /** Seed of the stream that gives requests without `seed` their own seed. Default 0. */
@@ -81,7 +82,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const models = new Map(options.models.map((m) => [m.name, m]));
   const batchers = new Map<LlamaModel, Batcher>();
   for (const m of options.models) {
-    if (!batchers.has(m.model)) batchers.set(m.model, new Batcher(new Sampler(m.model, m.tokenizer), { windowMs: options.windowMs, maxBatch: options.maxBatch }));
+    if (!batchers.has(m.model)) batchers.set(m.model, new Batcher(new Sampler(m.model, m.tokenizer), { windowMs: options.windowMs, maxWaitMs: options.maxWaitMs, maxBatch: options.maxBatch }));
   }
   const maxBody = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
