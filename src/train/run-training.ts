@@ -13,7 +13,7 @@
  * Ctrl-C finishes the current step, saves a checkpoint and stops; a second Ctrl-C stops at once
  * (the last checkpoint stays intact).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
@@ -60,6 +60,25 @@ export function roundTripConfig(config: ResolvedConfig): Record<string, unknown>
   return config.algorithm === 'magrpo' ? { ...rest, magrpo } : rest;
 }
 
+/** A resumed run must continue with the config it started with, or it would not replay exactly. */
+function checkSameRun(savedPath: string, config: ResolvedConfig): void {
+  if (!existsSync(savedPath)) return;
+  const saved = YAML.parse(readFileSync(savedPath, 'utf8')) as unknown;
+  const now = roundTripConfig(config);
+  const differences: string[] = [];
+  const walk = (a: unknown, b: unknown, path: string): void => {
+    if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk((a as any)[key], (b as any)[key], path ? `${path}.${key}` : key);
+    } else if (JSON.stringify(a) !== JSON.stringify(b)) {
+      differences.push(`${path}: the run has ${JSON.stringify(a)}, the config now says ${JSON.stringify(b)}`);
+    }
+  };
+  walk(saved, now, '');
+  if (differences.length > 0) {
+    throw new TroupeError('config', `--resume continues a run with the config it started with, but ${differences.join('; ')}. Resume without changes, or start a new run (model.path can point at a checkpoint's policy folder)`);
+  }
+}
+
 export function defaultRunDir(config: ResolvedConfig): string {
   return join('runs', config.name);
 }
@@ -73,9 +92,16 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   if (existsSync(metricsPath) && !options.resume) {
     throw new TroupeError('config', `${runDir} already holds a run; continue it with --resume, or choose another folder with --run-dir`);
   }
+  if (options.resume) checkSameRun(join(runDir, 'config.yaml'), config);
   checkTrainable(config);
   mkdirSync(runDir, { recursive: true });
   writeFileAtomic(join(runDir, 'config.yaml'), YAML.stringify(roundTripConfig(config)));
+  if (options.resume && existsSync(metricsPath) && listCheckpoints(runDir).length === 0) {
+    // Stopped before the first checkpoint: RL starts over; the warm-start records stay only
+    // when the base they describe was finished and cached.
+    const baseDone = existsSync(join(runDir, 'base', 'warm-start.json'));
+    truncateMetrics(metricsPath, baseDone ? -2 : -1, baseDone ? 'rl' : 'warm-start');
+  }
   const metrics = new MetricsWriter(metricsPath);
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
@@ -120,8 +146,6 @@ async function trainLoop(
     truncateMetrics(ctx.metricsPath, latest.step);
     first = latest.step + 1;
     ctx.log(`resuming after step ${latest.step} from ${latest.dir}`);
-  } else if (ctx.resume && existsSync(ctx.metricsPath)) {
-    truncateMetrics(ctx.metricsPath, -2);
   }
 
   const runEval = async (step: number): Promise<EvalRecord> => {
@@ -154,6 +178,8 @@ async function trainLoop(
         writeFileAtomic(join(ctx.runDir, 'rollouts', `step-${String(step).padStart(6, '0')}.jsonl`), samples.map((s) => sampleToJson(s)).join('\n') + '\n');
       }
       if (every(t.eval_every) || last) lastEval = await runEval(step);
+      // Let pending signals (Ctrl-C) be delivered: a step itself never yields to the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
       stopNow = interrupted || (ctx.stopAfterSteps !== undefined && step - first + 1 >= ctx.stopAfterSteps);
       if (every(t.checkpoint_every) || last || stopNow) saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints);
       progress.update(progressFromTrain(record, lastEval));

@@ -1,0 +1,55 @@
+// Ctrl-C during a step: the step finishes, a checkpoint is saved, the process exits 130 with
+// a message saying how to continue, and --resume then completes the run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
+const dir = mkdtempSync(join(tmpdir(), 'troupe-int-'));
+const config = join(dir, 'tiny.yaml');
+writeFileSync(
+  config,
+  `name: tiny
+tasks: { name: plan-path, size: 4, min_distance: 1 }
+team: { max_turns: 2 }
+rollout: { k: 2, tasks: 2, max_tokens: 8 }
+policy: { kind: embedded }
+model: { hidden: 16, layers: 1, heads: 2, intermediate: 32, context: 80 }
+warm_start: { episodes: 10, epochs: 1, batch_tokens: 2048, warmup_steps: 1 }
+train: { steps: 30, eval_every: 0, eval_tasks: 2, checkpoint_every: 0, samples_every: 0 }
+`,
+);
+
+test('Ctrl-C saves a checkpoint after the current step; --resume finishes the run', async () => {
+  const runDir = join(dir, 'run');
+  const child = spawn(process.execPath, [cli, 'train', config, '--run-dir', runDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text: string) => {
+    const before = stderr;
+    stderr += text;
+    if (!/step \d+\/30/.test(before) && /step \d+\/30/.test(stderr)) child.kill('SIGINT');
+  });
+  const code = await exited;
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /stopping after this step/);
+  assert.match(stderr, /stopped after step (\d+); continue with: troupe train <config> --resume/);
+  const saved = readdirSync(join(runDir, 'checkpoints'));
+  assert.equal(saved.length, 1);
+  const stoppedAt = Number(/stopped after step (\d+)/.exec(stderr)![1]);
+  assert.equal(saved[0], `step-${String(stoppedAt).padStart(6, '0')}`);
+  assert.ok(stoppedAt < 29, 'the run really stopped early');
+
+  const changed = spawnSync(process.execPath, [cli, 'train', config, '--run-dir', runDir, '--resume', '--set', 'train.lr=0.5'], { encoding: 'utf8' });
+  assert.equal(changed.status, 2);
+  assert.match(changed.stderr, /config error: .*train\.lr: the run has 0\.001, the config now says 0\.5/);
+  const resumed = spawnSync(process.execPath, [cli, 'train', config, '--run-dir', runDir, '--resume'], { encoding: 'utf8' });
+  assert.equal(resumed.status, 0, resumed.stderr);
+  const steps = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.kind === 'train').map((r) => r.step);
+  assert.deepEqual(steps, Array.from({ length: 30 }, (_, i) => i), 'every step exactly once');
+});
