@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { modelLogprobs } from '../cli/model-command.js';
 import { Tape } from '../engine/autograd/tape.js';
 import { loadModel, loadModelAdapter } from '../engine/io/model-checkpoint.js';
 import { generate } from '../engine/sampling/generate.js';
@@ -130,6 +131,9 @@ test('returned logprobs equal the engine\'s tokenLogprobs for the same tokens (b
         tape.dispose();
         const got = c.logprobs!.token_logprobs!;
         assert.equal(got.length, expected.length);
+        // `troupe model logprobs` scores the whole sequence; its last tokens are the completion.
+        const cli = modelLogprobs(folder.dir, { ids: [...promptIds, ...ids], ...(name === 'tiny' ? {} : { adapter: `${folder.dir}/adapters/tool` }) }, kernels).logprobs.slice(promptIds.length - 1);
+        got.forEach((lp, i) => assert.ok(Math.abs(lp - cli[i]!) < 1e-5, `${name} token ${i}: ${lp} vs troupe model logprobs ${cli[i]}`));
         got.forEach((lp, i) => assert.ok(Math.abs(lp - expected[i]!) < 1e-5, `${name} token ${i}: ${lp} vs ${expected[i]}`));
         // top_logprobs: the 3 most likely tokens, and the chosen token's value among them when listed.
         c.logprobs!.top_logprobs!.forEach((alts, i) => {
