@@ -15,6 +15,9 @@ export interface TrainStepTiming {
   /** Median wall time of one step (forward + backward + clip + AdamW), milliseconds. */
   readonly medianMs: number;
   readonly timesMs: readonly number[];
+  /** Process CPU time (all threads) of each timed step: on a busy machine, with one thread,
+   *  close to the wall time on an idle one. */
+  readonly cpuMs: readonly number[];
   /** Loss of each timed step (a sanity check that training happens). */
   readonly losses: readonly number[];
   readonly parameters: number;
@@ -43,9 +46,11 @@ export function timeTrainStep(options: {
   const rows = Array.from({ length: batch }, () => Array.from({ length: context + 1 }, () => rng.int(config.vocab_size)));
   const pool = new BufferPool(kernels); // steps repeat shapes: recycle the step's buffers
   const timesMs: number[] = [];
+  const cpuMs: number[] = [];
   const losses: number[] = [];
   for (let s = 0; s < warmup + steps; s++) {
     const start = performance.now();
+    const cpuStart = process.cpuUsage();
     const tape = new Tape(kernels, { pool });
     const loss = languageModelLoss(tape, model, rows);
     const lossValue = loss.data[0]!;
@@ -55,8 +60,10 @@ export function timeTrainStep(options: {
     opt.step(1e-3);
     opt.zeroGrad();
     const elapsed = performance.now() - start;
+    const cpu = process.cpuUsage(cpuStart);
     if (s >= warmup) {
       timesMs.push(elapsed);
+      cpuMs.push((cpu.user + cpu.system) / 1000);
       losses.push(lossValue);
     }
   }
@@ -65,5 +72,5 @@ export function timeTrainStep(options: {
   opt.dispose();
   model.dispose();
   const sorted = [...timesMs].sort((a, b) => a - b);
-  return { medianMs: sorted[Math.floor(sorted.length / 2)]!, timesMs, losses, parameters };
+  return { medianMs: sorted[Math.floor(sorted.length / 2)]!, timesMs, cpuMs, losses, parameters };
 }

@@ -1,0 +1,53 @@
+// Side-by-side training step of the standard benchmark model (issue 3, acceptance 5): Troupe's
+// engine and PyTorch CPU (bench/torch-train-step.py), same model, batch, context and thread
+// count, in alternating rounds so both see the same machine load.
+// Run: npx tsx bench/train-vs-torch.ts [--threads 1|2] [--rounds 3] [--steps 3] [--json]
+// Needs /usr/bin/python3 with torch (apt-get install python3-torch libopenblas0-pthread).
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { createWasmKernels } from '../src/engine/kernels/wasm-kernels.js';
+import { timeTrainStep } from '../src/engine/train-step-bench.js';
+
+function flag(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? fallback : Number(process.argv[at + 1]);
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const threads = flag('--threads', 2) === 1 ? 1 : 2;
+const rounds = flag('--rounds', 3);
+const steps = flag('--steps', 3);
+const torchScript = fileURLToPath(new URL('./torch-train-step.py', import.meta.url));
+const kernels = await createWasmKernels({ threads });
+const rows: Array<{ round: number; load: number; troupe_ms: number; troupe_cpu_ms: number; torch_ms: number; torch_cpu_ms: number }> = [];
+for (let round = 0; round < rounds; round++) {
+  const load = os.loadavg()[0]!;
+  const ours = timeTrainStep({ kernels, steps, warmup: 1 });
+  // torch.set_num_threads does not reach OpenBLAS's own thread pool: pin both.
+  const env = { ...process.env, OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) };
+  const run = spawnSync('/usr/bin/python3', [torchScript, '--threads', String(threads), '--steps', String(steps), '--json'], { encoding: 'utf8', env });
+  if (run.status !== 0) throw new Error(`torch-train-step.py failed (is python3-torch installed?):\n${run.stderr}`);
+  const torch = JSON.parse(run.stdout) as { train_step_ms: number; cpu_ms: number };
+  const row = { round, load: Number(load.toFixed(2)), troupe_ms: Math.round(ours.medianMs), troupe_cpu_ms: Math.round(median(ours.cpuMs)), torch_ms: Math.round(torch.train_step_ms), torch_cpu_ms: Math.round(torch.cpu_ms) };
+  rows.push(row);
+  process.stderr.write(`round ${round}: load ${row.load}; troupe ${row.troupe_ms} ms (cpu ${row.troupe_cpu_ms}); torch ${row.torch_ms} ms (cpu ${row.torch_cpu_ms})\n`);
+}
+await kernels.dispose();
+const summary = {
+  threads,
+  rounds,
+  troupe_ms: median(rows.map((r) => r.troupe_ms)),
+  torch_ms: median(rows.map((r) => r.torch_ms)),
+  ratio: Number((median(rows.map((r) => r.troupe_ms / r.torch_ms))).toFixed(2)),
+  troupe_cpu_ms: median(rows.map((r) => r.troupe_cpu_ms)),
+  torch_cpu_ms: median(rows.map((r) => r.torch_cpu_ms)),
+  cpu_ratio: Number((median(rows.map((r) => r.troupe_cpu_ms / r.torch_cpu_ms))).toFixed(2)),
+  rows,
+};
+if (process.argv.includes('--json')) console.log(JSON.stringify(summary));
+else console.log(`${threads} thread(s), ${rounds} rounds: troupe ${summary.troupe_ms} ms vs torch ${summary.torch_ms} ms per step (median ratio ${summary.ratio}; target <= 1.5); CPU time ${summary.troupe_cpu_ms} vs ${summary.torch_cpu_ms} ms (ratio ${summary.cpu_ratio})`);
