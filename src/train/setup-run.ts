@@ -55,6 +55,12 @@ export function checkTrainable(config: ResolvedConfig): void {
   if (config.policy.kind !== 'embedded') {
     throw new TroupeError('config', `policy.kind: troupe train trains embedded models, got ${JSON.stringify(config.policy.kind)}; set policy.kind: embedded (use troupe eval or troupe rollout for other kinds)`);
   }
+  if (config.policy.openai !== undefined) {
+    throw new TroupeError(
+      'config',
+      'policy.openai: troupe train trains every role in-process on the embedded engine; served models are for rollout and eval (docs/real-llms.md). Remove the openai section to train',
+    );
+  }
   const task = getTask(config.tasks.name);
   const roles = task.createTeam(taskOptions(config), teamOptions(config)).roles.map((r) => r.name);
   const roleToPolicy = assignRoles(config.policy.map, roles);
