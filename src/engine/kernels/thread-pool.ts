@@ -45,8 +45,13 @@ const BIG_JOB = 2 ** 25;
 /** Calls that smaller jobs run on one thread after a stall: doubles per repeated stall. */
 const MIN_BACKOFF = 64;
 const MAX_BACKOFF = 8192;
-/** A sleeping worker is woken for a small job once per this many small jobs. */
-const PROBE_EVERY = 64;
+/**
+ * A sleeping worker is woken for a small job once per this many small jobs, doubling (up to
+ * MAX_PROBE_EVERY) each time the woken worker arrives too late to take a chunk: on a busy
+ * machine a wake-up can even preempt the calling thread.
+ */
+const MIN_PROBE_EVERY = 64;
+const MAX_PROBE_EVERY = 16384;
 
 // Runs one claimed chunk; shared by both threads (the worker gets it as source text).
 const RUN_CHUNK = `function runChunk(exports, ctl, chunk, scratch) {
@@ -74,12 +79,16 @@ function spinWhile(ctl, slot, value) {
     if (now !== value || ((i & 255) === 0 && performance.now() > deadline)) return now;
   }
 }
+// Runs chunks until none is left to claim; returns how many this thread ran.
 function work(exports, ctl, scratch) {
+  let ran = 0;
   for (let chunk = claim(ctl); chunk >= 0; chunk = claim(ctl)) {
     try { runChunk(exports, ctl, chunk, scratch); } catch (error) { Atomics.store(ctl, ${ERROR}, 1); }
+    ran++;
     Atomics.add(ctl, ${FINISHED}, 1);
     Atomics.notify(ctl, ${FINISHED});
   }
+  return ran;
 }`;
 
 const WORKER_SOURCE = `
@@ -103,7 +112,7 @@ for (;;) {
 }
 `;
 
-type WorkFn = (exports: unknown, ctl: Int32Array, scratch: number) => void;
+type WorkFn = (exports: unknown, ctl: Int32Array, scratch: number) => number;
 type SpinFn = (ctl: Int32Array, slot: number, value: number) => number;
 const { work, spinWhile } = new Function(`${RUN_CHUNK}\nreturn { work, spinWhile };`)() as { work: WorkFn; spinWhile: SpinFn };
 
@@ -127,6 +136,8 @@ export class ThreadPool {
   private skip = 0;
   private backoff = MIN_BACKOFF;
   private sinceProbe = 0;
+  private probeEvery = MIN_PROBE_EVERY;
+  private probing = false;
   /** Jobs where the calling thread waited longer for the worker than it worked itself. */
   stalls = 0;
 
@@ -174,8 +185,9 @@ export class ThreadPool {
       return false;
     }
     if (Atomics.load(this.control, AWAKE) === 1) return true;
-    if (++this.sinceProbe < PROBE_EVERY) return false;
+    if (++this.sinceProbe < this.probeEvery) return false;
     this.sinceProbe = 0;
+    this.probing = true;
     return true;
   }
 
@@ -192,7 +204,9 @@ export class ThreadPool {
     Atomics.store(ctl, SEQ, this.sequence);
     Atomics.notify(ctl, SEQ);
     const start = performance.now();
-    work(exports, ctl, scratch);
+    const ran = work(exports, ctl, scratch);
+    if (this.probing) this.probeEvery = ran < job.chunks ? MIN_PROBE_EVERY : Math.min(2 * this.probeEvery, MAX_PROBE_EVERY);
+    this.probing = false;
     if (Atomics.load(ctl, FINISHED) !== job.chunks) {
       const worked = performance.now() - start;
       for (;;) {
