@@ -51,6 +51,7 @@ const MAX_BACKOFF = 8192;
  * machine a wake-up can even preempt the calling thread.
  */
 const MIN_PROBE_EVERY = 64;
+const IDLE_SPLITS = 8;
 const MAX_PROBE_EVERY = 16384;
 
 // Runs one claimed chunk; shared by both threads (the worker gets it as source text).
@@ -138,6 +139,8 @@ export class ThreadPool {
   private sinceProbe = 0;
   private probeEvery = MIN_PROBE_EVERY;
   private probing = false;
+  /** Small split jobs in a row that the worker took no chunk of (awake but descheduled). */
+  private idleSplits = 0;
   /** Jobs where the calling thread waited longer for the worker than it worked itself. */
   stalls = 0;
 
@@ -176,7 +179,9 @@ export class ThreadPool {
    * small jobs, after which it stays awake while jobs keep coming. And when the machine is
    * busy the worker is often descheduled in the middle of a chunk, leaving the calling
    * thread to wait a whole time slice (milliseconds): after such a stall, small jobs run on
-   * the calling thread alone for a while, longer after each repeated stall.
+   * the calling thread alone for a while, longer after each repeated stall; the same
+   * after IDLE_SPLITS small jobs in a row of which the worker (spinning, but not running)
+   * took nothing.
    */
   shouldSplit(macs: number): boolean {
     if (macs >= BIG_JOB || !this.adaptive) return true;
@@ -196,7 +201,12 @@ export class ThreadPool {
     if (this.disposed) throw new TroupeError('engine', 'these kernels were disposed; create new kernels with createWasmKernels');
     if (job.chunks < 1 || job.chunks > MAX_CHUNKS) throw new TroupeError('invariant', `internal invariant broken: ${job.chunks} matmul chunks`);
     const ctl = this.control;
-    ctl.set([...job.args, job.byRows ? 1 : 0, job.chunkSize, ...job.blocking, job.kind === 'rows' ? 1 : 0], ARGS);
+    const { args, blocking } = job;
+    for (let i = 0; i < 7; i++) ctl[ARGS + i] = args[i]!;
+    ctl[ARGS + 7] = job.byRows ? 1 : 0;
+    ctl[ARGS + 8] = job.chunkSize;
+    for (let i = 0; i < 3; i++) ctl[ARGS + 9 + i] = blocking[i]!;
+    ctl[ARGS + 12] = job.kind === 'rows' ? 1 : 0;
     Atomics.store(ctl, FINISHED, 0);
     this.job = (this.job + 1) & 0x1ffff;
     Atomics.store(ctl, WORK, (this.job << 14) | (job.chunks << 7));
@@ -207,6 +217,11 @@ export class ThreadPool {
     const ran = work(exports, ctl, scratch);
     if (this.probing) this.probeEvery = ran < job.chunks ? MIN_PROBE_EVERY : Math.min(2 * this.probeEvery, MAX_PROBE_EVERY);
     this.probing = false;
+    if (ran < job.chunks) this.idleSplits = 0;
+    else if (this.adaptive && args[3]! * args[4]! * args[5]! < BIG_JOB && ++this.idleSplits >= IDLE_SPLITS) {
+      this.idleSplits = 0;
+      this.backOff();
+    }
     if (Atomics.load(ctl, FINISHED) !== job.chunks) {
       const worked = performance.now() - start;
       for (;;) {
@@ -219,8 +234,7 @@ export class ThreadPool {
       const waited = performance.now() - start - worked;
       if (waited > Math.max(worked, 0.05)) {
         this.stalls++;
-        this.skip = this.backoff;
-        this.backoff = Math.min(2 * this.backoff, MAX_BACKOFF);
+        this.backOff();
       } else {
         this.backoff = MIN_BACKOFF;
       }
@@ -229,6 +243,12 @@ export class ThreadPool {
       Atomics.store(ctl, ERROR, 0);
       throw new TroupeError('invariant', 'internal invariant broken: a matmul chunk trapped inside matmul_block (an out-of-bounds shape?)');
     }
+  }
+
+  /** Small jobs run on the calling thread alone for the next `backoff` calls (then twice as many). */
+  private backOff(): void {
+    this.skip = this.backoff;
+    this.backoff = Math.min(2 * this.backoff, MAX_BACKOFF);
   }
 
   async dispose(): Promise<void> {
