@@ -34,6 +34,12 @@ export const modelSection = z
     /** Load this model folder instead of initialising one (then the warm start is skipped unless forced). */
     path: z.string().min(1).optional(),
     ...modelSizes,
+    /**
+     * Character tokenizer of a new model: `standard` (64 tokens: upper case, digits, grid and
+     * punctuation characters; the compact task formats) or `ascii` (101 tokens: all printable
+     * ASCII, for code and prose). A loaded model (`path`) brings its own tokenizer.
+     */
+    tokenizer: z.enum(['standard', 'ascii']).default('standard'),
     /** Seed of the initial weights (defaults to the run seed). */
     seed: z.number().int().min(0).optional(),
     /** Adapter shape for policy.map: lora. */

@@ -84,7 +84,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   const spec = config.policy.map;
   const roleToPolicy = assignRoles(spec, roles);
 
-  let tokenizer: Tokenizer = CharTokenizer.standard();
+  let tokenizer: Tokenizer = config.model.tokenizer === 'ascii' ? CharTokenizer.ascii() : CharTokenizer.standard();
   const ws = config.warm_start;
   const warmStart = { enabled: ws.enabled, skill: ws.skill, episodes: ws.episodes, epochs: ws.epochs, lr: ws.lr, batchTokens: ws.batch_tokens, warmupSteps: ws.warmup_steps };
   const build = (modelConfig: LlamaConfig, dir: string, forRoles: readonly string[]): Promise<LlamaModel> =>

@@ -74,3 +74,13 @@ test('unsupported or broken tokenizer.json files give checkpoint errors', () => 
   delete json.model.vocab['A'];
   assert.throws(() => tokenizerFromJson(json), isCheckpoint(/no token with id 16/));
 });
+
+test('the ascii tokenizer covers code: lower case, tabs, every printable character', () => {
+  const t = CharTokenizer.ascii();
+  assert.equal(t.vocabSize, 101);
+  const code = 'def aux(x):\n\treturn {"k": x[0] ~ 1} | `y`\n';
+  const ids = t.encode(code);
+  assert.equal(ids.length, code.length);
+  assert.ok(!ids.includes(t.special.unk!), 'no character falls back to <unk>');
+  assert.equal(t.decode(ids), code);
+});

@@ -71,6 +71,15 @@ export class CharTokenizer implements Tokenizer {
     return new CharTokenizer([...SPECIAL_TOKENS, ...STANDARD_ALPHABET]);
   }
 
+  /**
+   * Every printable ASCII character plus newline and tab (4 special + 97 = 101 tokens): for
+   * tasks whose answers are programs or prose (code, math), which need lower case.
+   */
+  static ascii(): CharTokenizer {
+    const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
+    return new CharTokenizer([...SPECIAL_TOKENS, '\n', '\t', ...printable]);
+  }
+
   /** The special tokens plus every distinct character of `text`, sorted by code point. */
   static fromText(text: string): CharTokenizer {
     const chars = [...new Set(text)].sort((a, b) => (a.codePointAt(0) as number) - (b.codePointAt(0) as number));
