@@ -5,8 +5,8 @@ import { TroupeError } from '../../util/errors.js';
 /**
  * One helper thread for large matmuls, sharing the work by chunks of output rows or
  * columns. Both threads claim chunks from one atomic counter, so when the worker is slow
- * to wake (other processes on the cores) the calling thread simply does more chunks: two
- * threads are never much slower than one. Each output is computed the same way whichever
+ * to wake (other processes on the cores) the calling thread simply does more chunks; a
+ * worker descheduled in the middle of a chunk is handled by shouldSplit. Each output is computed the same way whichever
  * thread claims its chunk, so results do not depend on the timing.
  *
  * The worker instantiates the same compiled module on the same shared memory and waits on
@@ -23,10 +23,10 @@ import { TroupeError } from '../../util/errors.js';
  *   0 SEQ      bumped per job to wake the worker       1 QUIT
  *   2 WORK     job id << 14 | chunk count << 7 | next chunk (claimed by compareExchange)
  *   3 FINISHED chunks completed in the current job      4 ERROR
- *   30 AWAKE   1 while the worker is spinning or working, 0 while it sleeps
  *   5.. args   a b c m n k flags byRows chunkSize kc mc nc kind
  *              kind 0: matmul_block over row or column chunks; kind 1: matmul_rows of one
  *              output row (m = 1, transB) over column chunks (decoding x W^T)
+ *   30 AWAKE   1 while the worker is spinning or working, 0 while it sleeps
  */
 const SLOTS = 32;
 const SEQ = 0;
