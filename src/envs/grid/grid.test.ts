@@ -54,6 +54,7 @@ describe('createScriptedMover', () => {
     solve: (pos: number): Direction[] => Array<Direction>(Math.max(0, 5 - pos)).fill('R'),
     apply: (pos: number, dir: Direction) => (dir === 'R' ? pos + 1 : dir === 'L' ? pos - 1 : pos),
     solved: (pos: number) => pos === 5,
+    program: (_prompt: string, steps: string) => `print(${JSON.stringify(steps)})`,
   };
   const mover = createScriptedMover(game);
 

@@ -14,8 +14,14 @@
  *
  * `M20` is the move cap of one answer. `TOOL ?` means the tool's text could not be parsed,
  * `TOOL -` that it has not proposed anything this turn (parallel turn order).
+ *
+ * Natural: the role's job, the rules and legend, the board rows (plain, so a program can copy
+ * them), coordinates of the pieces, the last commit; the `tool` is asked for a Python program
+ * that prints the moves (program-move-role.ts), and `plan` sees that program, its output and
+ * the simulated result before it writes the moves, ending with `Answer:`.
  */
 import { formatMoves } from './parse-moves.js';
+import { PROGRAM_REPLY, programLines, programTerms } from './program-prompt.js';
 import type { TurnContext } from '../types.js';
 import type { Direction, MoveEnv, MovePresenter, MoveRecord, MoveReport, PromptFormat } from './types.js';
 
@@ -24,8 +30,8 @@ export const NATURAL_ANSWER_MARKER = 'Answer:';
 
 /** What each role is told about its job in natural prompts. */
 const NATURAL_ROLE_JOBS: Readonly<Record<string, string>> = {
-  tool: 'You are the tool agent of a two-agent team. Propose a move list; it is simulated on a copy of the board and shown to the plan agent.',
-  plan: 'You are the plan agent of a two-agent team. The tool agent proposed moves and they were simulated on a copy of the board. Commit the moves that are really played.',
+  tool: 'You are the tool agent of a two-agent team. Write a Python 3 program that prints a good move list for the board below. The moves it prints are simulated on a copy of the board and shown, with your program and its output, to the plan agent, who commits the moves that are really played.',
+  plan: 'You are the plan agent of a two-agent team. The tool agent wrote a program that prints a move list, and its moves were simulated on a copy of the board. Commit the moves that are really played.',
   agent: 'You are the agent. The moves you write are played on the board.',
 };
 
@@ -64,6 +70,10 @@ function naturalPrompt<E extends MoveEnv<R>, R extends MoveReport>(input: MovePr
   const lines: string[] = [NATURAL_ROLE_JOBS[role] ?? `You are the ${role} agent.`, ...presenter.rules(env), ''];
   lines.push(`Turn ${ctx.turn + 1} of ${ctx.maxTurns}. The board now (row 1 at the top):`, '');
   lines.push(...presenter.board(env), '');
+  if (presenter.landmarks !== undefined) {
+    const { height, width } = boardSize(presenter.board(env));
+    lines.push(`Rows are numbered 1 to ${height} from the top, columns 1 to ${width} from the left. ${presenter.landmarks(env)}`);
+  }
   const status = presenter.status(env, 'natural');
   if (status !== '') lines.push(status);
   const last = lastCommit(env);
@@ -71,12 +81,22 @@ function naturalPrompt<E extends MoveEnv<R>, R extends MoveReport>(input: MovePr
   if (input.showProposal) {
     const proposal = currentProposal(env, ctx);
     if (proposal === undefined) lines.push('The tool agent has not proposed moves this turn.');
-    else lines.push(`The tool agent proposed ${describeRecord(proposal, presenter)}`);
+    else {
+      if (proposal.program !== undefined) lines.push(...programLines(proposal.program));
+      lines.push(`The tool agent proposed ${describeRecord(proposal, presenter)}`);
+    }
   }
-  lines.push(
-    `Write at most ${maxMoves} moves (U = up, D = down, L = left, R = right) as a list like: U, R, R, D`,
-    NATURAL_ANSWER_MARKER,
-  );
+  if (role === 'tool') {
+    lines.push(
+      `${programTerms()} A breadth-first search over the game's states, with the board rows copied into the program, finds a shortest plan.`,
+      `Moves: U = up (row - 1), D = down (row + 1), L = left (column - 1), R = right (column + 1).`,
+      `The program prints at most ${maxMoves} moves on its last output line, as letters separated by spaces, like: U R R D`,
+      PROGRAM_REPLY,
+    );
+  } else {
+    lines.push(`Write at most ${maxMoves} moves (U = up, D = down, L = left, R = right) as a list like: U, R, R, D`);
+  }
+  lines.push(NATURAL_ANSWER_MARKER);
   return lines.join('\n');
 }
 
@@ -86,6 +106,10 @@ function describeRecord<R extends MoveReport>(record: MoveRecord<R>, presenter: 
   }
   const moves = formatMoves([...record.moves] as Direction[], 'natural');
   return `${moves}; on ${record.kind === 'proposal' ? 'a copy of the board' : 'the board'} it ${presenter.describe(record.report, 'natural')}`;
+}
+
+function boardSize(rows: readonly string[]): { height: number; width: number } {
+  return { height: rows.length, width: rows[0]?.length ?? 0 };
 }
 
 /** The tool's proposal of this turn, if any (the latest one when there are several). */

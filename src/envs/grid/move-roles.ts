@@ -11,6 +11,7 @@
 import type { ParseResult, Role, StepOutcome, TurnContext } from '../types.js';
 import { buildMovePrompt } from './move-prompt.js';
 import { parseMoves } from './parse-moves.js';
+import type { ProgramRecord } from './program-tool.js';
 import type { Direction, MoveEnv, MovePresenter, MoveReport, PromptFormat } from './types.js';
 
 export type MoveRoleName = 'tool' | 'plan' | 'agent';
@@ -27,7 +28,6 @@ export function createMoveRole<E extends MoveEnv<R>, R extends MoveReport>(
   options: MoveRoleOptions<E, R>,
 ): Role<E, Direction[]> {
   const { name, format, maxMoves, presenter } = options;
-  const simulates = name === 'tool';
   return {
     name,
     prompt(env: E, ctx: TurnContext): string {
@@ -37,28 +37,53 @@ export function createMoveRole<E extends MoveEnv<R>, R extends MoveReport>(
       return parseMoves(text, { format, maxMoves });
     },
     step(env: E, action: ParseResult<Direction[]>, ctx: TurnContext): StepOutcome {
-      const kind = simulates ? 'proposal' : 'commit';
-      if (!action.ok) {
-        env.record({ turn: ctx.turn, role: name, kind, failure: action.reason });
-        return { local: env.invalidPenalty, failure: `${name}: ${action.reason}`, info: { parsed: false } };
-      }
-      // The tool's moves never touch the real board: they play on a throwaway copy.
-      const target = simulates ? env.clone() : env;
-      const report = target.applyMoves(action.action);
-      env.record({
-        turn: ctx.turn,
-        role: name,
-        kind,
-        moves: report.moves,
-        report,
-        ...(report.failure === undefined ? {} : { failure: report.failure }),
-      });
-      const outcome: StepOutcome = {
-        local: report.reward,
-        // Reports are plain JSON data (letters, counts, numbers), so they double as log info.
-        info: { parsed: true, simulated: simulates, ...(report as unknown as Readonly<Record<string, unknown>>) },
-      };
-      return report.failure === undefined ? outcome : { ...outcome, failure: `${name}: ${report.failure}` };
+      return playMoves({ env, role: name, action, ctx });
     },
   };
+}
+
+/**
+ * One role's moves on the env: `tool` simulates them on a throwaway copy, every other role
+ * commits them. A failed action costs the invalid-move penalty. Both cases are recorded in
+ * the env's history (with the tool's program, when it wrote one) for later prompts.
+ */
+export function playMoves<E extends MoveEnv<R>, R extends MoveReport>(input: {
+  env: E;
+  role: string;
+  action: ParseResult<readonly Direction[]>;
+  ctx: TurnContext;
+  program?: ProgramRecord;
+}): StepOutcome {
+  const { env, role, action, ctx, program } = input;
+  const simulates = role === 'tool';
+  const kind = simulates ? 'proposal' : 'commit';
+  const extra = program === undefined ? {} : { program };
+  if (!action.ok) {
+    env.record({ turn: ctx.turn, role, kind, failure: action.reason, ...extra });
+    const info = { parsed: program !== undefined, ...(program === undefined ? {} : { program: program.reason }) };
+    return { local: env.invalidPenalty, failure: `${role}: ${action.reason}`, info };
+  }
+  // The tool's moves never touch the real board: they play on a throwaway copy.
+  const target = simulates ? env.clone() : env;
+  const report = target.applyMoves(action.action);
+  env.record({
+    turn: ctx.turn,
+    role,
+    kind,
+    moves: report.moves,
+    report,
+    ...(report.failure === undefined ? {} : { failure: report.failure }),
+    ...extra,
+  });
+  const outcome: StepOutcome = {
+    local: report.reward,
+    // Reports are plain JSON data (letters, counts, numbers), so they double as log info.
+    info: {
+      parsed: true,
+      simulated: simulates,
+      ...(program === undefined ? {} : { program: program.reason }),
+      ...(report as unknown as Readonly<Record<string, unknown>>),
+    },
+  };
+  return report.failure === undefined ? outcome : { ...outcome, failure: `${role}: ${report.failure}` };
 }

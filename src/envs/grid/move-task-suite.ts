@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { STANDARD_ALPHABET } from '../../engine/tokenizer/char-tokenizer.js';
-import { TroupeError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
 import type { TaskDefinition, TeamOptions } from '../types.js';
-import { playMoveEpisode } from './play-move-episode.js';
+import { playEpisode, playMoveEpisode, type PlayedStep } from './play-move-episode.js';
 import type { Direction, MoveEnv, MoveReport } from './types.js';
 
 export interface MoveTaskSuiteOptions<E extends MoveEnv<MoveReport>> {
@@ -25,6 +24,8 @@ export interface MoveTaskSuiteOptions<E extends MoveEnv<MoveReport>> {
 const SEED = 1234;
 const GENERATED = 1000;
 const SCRIPTED_EPISODES = 200;
+/** Each natural team episode runs a sandboxed program (~0.1 s): a few are enough. */
+const NATURAL_EPISODES = 3;
 
 export function teamOptions(task: TaskDefinition<any, any>, overrides: Partial<TeamOptions> = {}): TeamOptions {
   return { variant: 'team', format: 'compact', order: 'sequential', maxTurns: task.defaultMaxTurns, alpha: 1, ...overrides };
@@ -170,15 +171,31 @@ export function runMoveTaskSuite<E extends MoveEnv<MoveReport>>(suite: MoveTaskS
       }
     });
 
-    it('variant team with format natural is a config error that says what to use instead', () => {
-      assert.throws(
-        () => task.createTeam(options, teamOptions(task, { format: 'natural' })),
-        (error: unknown) =>
-          error instanceof TroupeError &&
-          error.category === 'config' &&
-          /code sandbox/.test(error.message) &&
-          /team\.format: compact/.test(error.message),
-      );
+    it('variant team, natural format: tool programs run in the sandbox; scripted skill 1 solves', async () => {
+      const team = task.createTeam(options, teamOptions(task, { format: 'natural' }));
+      assert.deepEqual(team.roles.map((r) => r.name), [...task.teamRoles]);
+      assert.equal(typeof team.roles[0]!.prepare, 'function', 'the natural tool runs its program in prepare');
+      for (let index = 0; index < NATURAL_EPISODES; index++) {
+        const rng = Rng.derive(SEED, 'natural-team', index);
+        const fresh = source.make(index, 'eval');
+        const { env, steps } = await playEpisode({
+          team,
+          env: source.make(index, 'eval'),
+          respond: (role, prompt) => task.scripted({ role, prompt, skill: 1, rng }),
+        });
+        assert.equal(env.success, true, `${env.taskId} unsolved; failures: ${steps.map((s) => s.outcome.failure).join(' | ')}`);
+        const [tool, plan] = steps as [PlayedStep, PlayedStep];
+        assert.match(tool.text, /^```python\n[\s\S]*\nprint\(/);
+        assert.equal(tool.outcome.failure, undefined);
+        assert.equal(tool.outcome.info?.['program'], 'ok');
+        assert.equal(tool.outcome.info?.['solved'], true, 'the BFS program prints a solving list');
+        // The program printed the solver's plan, the plan prompt shows it, and plan commits it.
+        const printed = solve(fresh)!.join(' ');
+        assert.ok(plan.prompt.includes(`It printed:\n\`\`\`\n${printed}\n\`\`\``), plan.prompt);
+        assert.ok(plan.prompt.includes(tool.text.split('\n')[1]!), 'the plan prompt shows the program');
+        assert.equal(plan.outcome.local, tool.outcome.local, 'plan earns for real what the simulation said');
+        assert.equal(env.history[0]!.program?.reason, 'ok');
+      }
     });
 
     it('the options schema applies defaults and rejects unknown keys and bad values by name', () => {

@@ -1,6 +1,6 @@
-import { TroupeError } from '../../util/errors.js';
-import type { Team, TeamOptions } from '../types.js';
+import type { Role, Team, TeamOptions } from '../types.js';
 import { createMoveRole } from './move-roles.js';
+import { createProgramMoveRole } from './program-move-role.js';
 import type { MoveEnv, MovePresenter, MoveReport } from './types.js';
 
 /** Role names of the `team` variant, in turn order. */
@@ -8,8 +8,9 @@ export const MOVE_TEAM_ROLES = ['tool', 'plan'] as const;
 
 /**
  * Assembles a grid task's Team: `tool` then `plan` (variant `team`) or one `agent` (variant
- * `single`). The natural-format tool writes a program, which needs the code sandbox; until it
- * exists that combination is a config error rather than a silently different task.
+ * `single`). In the natural format the tool writes a Python program that prints its moves,
+ * run in the code sandbox (a host that cannot sandbox fails on the first run with the
+ * sandbox's own `sandbox` error); in the compact format it writes the moves themselves.
  */
 export function createMoveTeam<E extends MoveEnv<R>, R extends MoveReport>(options: {
   name: string;
@@ -19,16 +20,19 @@ export function createMoveTeam<E extends MoveEnv<R>, R extends MoveReport>(optio
   globalReward: (env: E) => number;
 }): Team<E> {
   const { name, team, maxMoves, presenter, globalReward } = options;
-  if (team.variant === 'team' && team.format === 'natural') {
-    throw new TroupeError(
-      'config',
-      `task ${name}: format natural for the tool role needs the code sandbox (not built yet); use team.format: compact or team.variant: single`,
-    );
-  }
-  const names = team.variant === 'team' ? MOVE_TEAM_ROLES : (['agent'] as const);
+  const format = team.format;
+  const roles: Role<E, any>[] =
+    team.variant === 'single'
+      ? [createMoveRole<E, R>({ name: 'agent', format, maxMoves, presenter })]
+      : [
+          format === 'natural'
+            ? createProgramMoveRole<E, R>({ maxMoves, presenter })
+            : createMoveRole<E, R>({ name: 'tool', format, maxMoves, presenter }),
+          createMoveRole<E, R>({ name: 'plan', format, maxMoves, presenter }),
+        ];
   return {
     name: `${name}/${team.variant}`,
-    roles: names.map((role) => createMoveRole<E, R>({ name: role, format: team.format, maxMoves, presenter })),
+    roles,
     order: team.order,
     maxTurns: team.maxTurns,
     alpha: team.alpha,

@@ -89,6 +89,17 @@ function answerPart(text: string): string {
   return lines[lines.length - 1] ?? '';
 }
 
+/**
+ * Reads what a tool program printed as a move list, with the natural parser. Programs often
+ * print one move a line: when every non-empty line is made of moves, the lines are read as one
+ * list; otherwise (debug prints before the answer) the natural rule applies: the last line.
+ */
+export function parseMoveOutput(stdout: string, maxMoves: number): ParseResult<Direction[]> {
+  const lines = stdout.split('\n').filter((line) => line.trim() !== '');
+  const movesOnly = lines.length > 1 && lines.every((line) => parseMoves(line, { format: 'natural', maxMoves: Infinity }).ok);
+  return parseMoves(movesOnly ? lines.join(' ') : stdout, { format: 'natural', maxMoves });
+}
+
 /** Writes moves the way `parseMoves` reads them: `RRD\n` (compact) or `R, R, D` (natural). */
 export function formatMoves(moves: readonly Direction[], format: PromptFormat): string {
   return format === 'compact' ? `${moves.join('')}\n` : moves.join(', ');

@@ -34,3 +34,31 @@ export function playMoveEpisode<E extends Env>(options: {
   }
   return { env, steps, turns };
 }
+
+/**
+ * `playMoveEpisode` for teams whose roles have sandbox work: awaits each role's `prepare`
+ * before its `step`, as the rollouts do.
+ */
+export async function playEpisode<E extends Env>(options: {
+  team: Team<E>;
+  env: E;
+  respond: (role: string, prompt: string) => string;
+}): Promise<{ env: E; steps: PlayedStep[]; turns: number }> {
+  const { team, env, respond } = options;
+  const steps: PlayedStep[] = [];
+  let turns = 0;
+  for (let turn = 0; turn < team.maxTurns && !env.done; turn++) {
+    turns++;
+    for (const role of team.roles) {
+      const ctx = { turn, maxTurns: team.maxTurns };
+      const prompt = role.prompt(env, ctx);
+      const text = respond(role.name, prompt);
+      const action = role.parse(text);
+      await role.prepare?.(env, action, ctx);
+      const outcome = role.step(env, action, ctx);
+      steps.push({ turn, role: role.name, prompt, text, outcome });
+      if (env.done) break;
+    }
+  }
+  return { env, steps, turns };
+}

@@ -11,6 +11,7 @@
  * Roles, prompts, parsing and the team are shared code in this folder.
  */
 import type { Env, TeamOptions } from '../types.js';
+import type { ProgramRecord } from './program-tool.js';
 
 /** A move: up, down, left, right. Rows grow downwards, so `D` adds one to the row. */
 export type Direction = 'U' | 'D' | 'L' | 'R';
@@ -50,6 +51,12 @@ export interface MoveRecord<R extends MoveReport = MoveReport> {
   readonly report?: R;
   /** Why the action failed, when it did (parse failure, illegal moves, deadlock). */
   readonly failure?: string;
+  /**
+   * Natural-format tool only: the program it wrote and how its sandboxed run went. `moves`
+   * and `report` are then what the program printed and its simulation (absent when the run
+   * failed or its output was not a move list).
+   */
+  readonly program?: ProgramRecord;
 }
 
 /** The env side of a grid task. `clone()` must copy the history too. */
@@ -76,4 +83,9 @@ export interface MovePresenter<E extends MoveEnv<R>, R extends MoveReport> {
   describe(report: R, format: PromptFormat): string;
   /** Natural format only: what the puzzle is, the legend and the rules, one paragraph a line. */
   rules(env: E): string[];
+  /**
+   * Natural format only: where the pieces stand, in 1-based (row, column) coordinates, as one
+   * sentence (e.g. `P is at row 2, column 3; G is at row 9, column 7.`).
+   */
+  landmarks?(env: E): string;
 }

@@ -3,7 +3,7 @@
  *   `#` wall   `.` free   `P` the agent   `G` the goal
  * A 10x10 compact prompt is about 125 characters (tool) and 180 (plan, with the proposal).
  */
-import { cellAt } from '../grid/grid-shape.js';
+import { cellAt, colOf, rowOf } from '../grid/grid-shape.js';
 import { formatReward } from '../grid/format-reward.js';
 import type { MovePresenter, PromptFormat } from '../grid/types.js';
 import { PLAN_PATH_REWARDS, type PlanPathEnv, type PlanPathReport } from './plan-path-env.js';
@@ -42,6 +42,12 @@ export const planPathPresenter: MovePresenter<PlanPathEnv, PlanPathReport> = {
       : `ends at row ${report.endRow + 1}, column ${report.endCol + 1} without reaching the goal`;
     const hits = report.invalid === 1 ? '1 move hits' : `${report.invalid} moves hit`;
     return `${where}; ${hits} a wall or the edge; reward ${formatReward(report.reward)}.`;
+  },
+
+  landmarks(env) {
+    const { shape, goal } = env.task;
+    const at = (cell: number) => `row ${rowOf(shape, cell) + 1}, column ${colOf(shape, cell) + 1}`;
+    return `P is at ${at(env.pos)}; G is at ${at(goal)}.`;
   },
 
   rules() {

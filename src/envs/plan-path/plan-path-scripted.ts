@@ -1,8 +1,31 @@
 import { cellAt, neighbor, type GridShape } from '../grid/grid-shape.js';
 import { readBoardRows } from '../grid/read-board.js';
 import { createScriptedMover, type ScriptedGame } from '../grid/scripted-mover.js';
+import { moverProgram } from '../grid/scripted-program.js';
 import { PLAN_PATH_ALPHABET, PLAN_PATH_CELLS } from './plan-path-presenter.js';
 import { solvePlanPath } from './solve-plan-path.js';
+
+/** Python rules of Plan-Path for the scripted tool program (states are (row, column) cells). */
+const PLAN_PATH_RULES = `
+GOAL = cells("G")[0]
+
+
+def start_state():
+    return cells("P")[0]
+
+
+def move(pos, d):
+    r, c = pos[0] + DELTAS[d][0], pos[1] + DELTAS[d][1]
+    return (r, c) if floor(r, c) else None
+
+
+def solved(pos):
+    return pos == GOAL
+
+
+def alive(pos):
+    return True
+`;
 
 /** A Plan-Path board as read back from a prompt. */
 interface PlanPathView {
@@ -38,6 +61,8 @@ const planPathGame: ScriptedGame<PlanPathView> = {
     return next < 0 || view.walls[next] === 1 ? view : { ...view, pos: next };
   },
   solved: (view) => view.pos === view.goal,
+  program: (prompt, steps) =>
+    moverProgram({ rows: readBoardRows(prompt, PLAN_PATH_ALPHABET) ?? [], steps, rules: PLAN_PATH_RULES }),
 };
 
 /** The model-free Plan-Path player (`policy.kind: scripted`). */

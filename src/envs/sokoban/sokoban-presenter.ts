@@ -5,7 +5,7 @@
  * The `X` marks are the deadlock hints; the status shows the boxes on goals (`ON0/1`).
  * All characters are in the small models' standard character vocabulary (no lower case).
  */
-import { cellAt } from '../grid/grid-shape.js';
+import { cellAt, colOf, rowOf } from '../grid/grid-shape.js';
 import type { MovePresenter, PromptFormat } from '../grid/types.js';
 import { formatReward } from '../grid/format-reward.js';
 import { boxesOnGoals } from './sokoban-move.js';
@@ -57,6 +57,13 @@ export const sokobanPresenter: MovePresenter<SokobanEnv, SokobanReport> = {
     }
     const end = report.solved ? ' The puzzle is solved.' : report.deadlock ? ' A box is stuck: the puzzle can no longer be solved.' : '';
     return `pushes a box ${report.pushes} times; ${report.invalid} moves are blocked; ${report.onGoals} of ${report.boxes} boxes end on goals; reward ${formatReward(report.reward)}.${end}`;
+  },
+
+  landmarks(env) {
+    const { shape, goalCells } = env.task.room;
+    const at = (cell: number) => `(${rowOf(shape, cell) + 1}, ${colOf(shape, cell) + 1})`;
+    const list = (cells: readonly number[]) => [...cells].sort((a, b) => a - b).map(at).join(', ');
+    return `As (row, column): you are at ${at(env.state.player)}; boxes at ${list(env.state.boxes)}; goals at ${list(goalCells)}.`;
   },
 
   rules() {

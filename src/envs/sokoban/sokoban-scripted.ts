@@ -1,10 +1,45 @@
 import { cellAt, cellCount } from '../grid/grid-shape.js';
 import { readBoardRows } from '../grid/read-board.js';
 import { createScriptedMover, type ScriptedGame } from '../grid/scripted-mover.js';
+import { moverProgram } from '../grid/scripted-program.js';
 import { SOKOBAN_CELLS, SOKOBAN_ALPHABET } from './sokoban-presenter.js';
 import { deadBox, isSolved, sokobanMove, type SokobanState } from './sokoban-move.js';
 import { makeSokobanRoom, type SokobanRoom } from './sokoban-room.js';
 import { solveSokoban } from './solve-sokoban.js';
+
+/**
+ * Python rules of Sokoban for the scripted tool program: a state is (player, sorted boxes);
+ * `X` cells are the prompt's dead squares, so a box there can never reach a goal.
+ */
+const SOKOBAN_RULES = `
+GOALS = frozenset(cells("G*+"))
+
+
+def start_state():
+    return (cells("P+")[0], tuple(sorted(cells("B*"))))
+
+
+def move(state, d):
+    (r, c), boxes = state
+    dr, dc = DELTAS[d]
+    nxt = (r + dr, c + dc)
+    if not floor(*nxt):
+        return None
+    if nxt in boxes:
+        beyond = (nxt[0] + dr, nxt[1] + dc)
+        if not floor(*beyond) or beyond in boxes:
+            return None
+        boxes = tuple(sorted(beyond if box == nxt else box for box in boxes))
+    return (nxt, boxes)
+
+
+def solved(state):
+    return all(box in GOALS for box in state[1])
+
+
+def alive(state):
+    return all(BOARD[r][c] != "X" for r, c in state[1])
+`;
 
 /** A Sokoban board as read back from a prompt. */
 export interface SokobanView {
@@ -46,6 +81,8 @@ const sokobanGame: ScriptedGame<SokobanView> = {
   },
   solved: (view) => isSolved(view.room, view.state),
   lost: (view) => deadBox(view.room, view.state) !== undefined,
+  program: (prompt, steps) =>
+    moverProgram({ rows: readBoardRows(prompt, SOKOBAN_ALPHABET) ?? [], steps, rules: SOKOBAN_RULES }),
 };
 
 /** The model-free Sokoban player (`policy.kind: scripted`). */

@@ -1,7 +1,8 @@
 /**
  * The Sudoku 4x4 task: fill a 4x4 grid (2x2 boxes, digits 1-4) from seeded puzzles that have
  * exactly one solution. Team variant: `tool` proposes fills that are checked on a copy of the
- * board, `plan` sees the proposal and its verdicts and commits; single variant: `agent`.
+ * board (natural format: a Python program, run in the sandbox, prints them), `plan` sees the
+ * proposal and its verdicts and commits; single variant: `agent`.
  *
  *   tasks: { name: sudoku, holes: 8 }      # in a run config
  *
@@ -10,15 +11,14 @@
  */
 import { z } from 'zod';
 import { unknownKeyError } from '../grid/unknown-key-error.js';
-import { TroupeError } from '../../util/errors.js';
 import { Rng, deriveSeed } from '../../util/rng.js';
-import type { Split, TaskDefinition, TaskSource, Team, TeamOptions } from '../types.js';
+import type { Role, Split, TaskDefinition, TaskSource, Team, TeamOptions } from '../types.js';
 import { MAX_HOLES } from './generate-sudoku.js';
 import { generateSudokuForSplit } from './puzzle-split.js';
 import { SudokuEnv } from './sudoku-env.js';
 import { CELL_COUNT, SUDOKU_SIZE, correctFills, emptyCount } from './sudoku-grid.js';
 import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
-import { createCommitRole, createToolRole } from './sudoku-roles.js';
+import { createCommitRole, createProgramToolRole, createToolRole } from './sudoku-roles.js';
 import { sudokuScripted } from './sudoku-scripted.js';
 
 const sudokuOptionsShape = {
@@ -70,18 +70,12 @@ export function sudokuGlobalReward(env: SudokuEnv): number {
 }
 
 function createTeam(options: SudokuOptions, team: TeamOptions): Team<SudokuEnv> {
-  if (team.variant === 'team' && team.format === 'natural') {
-    throw new TroupeError(
-      'config',
-      'task sudoku: format natural for the tool role needs the code sandbox (not built yet); ' +
-        'use team.format: compact or team.variant: single',
-    );
-  }
   const roleOptions = { format: team.format, maxFills: options.max_fills };
-  const roles =
-    team.variant === 'team'
-      ? [createToolRole(roleOptions), createCommitRole('plan', roleOptions)]
-      : [createCommitRole('agent', roleOptions)];
+  // The natural tool writes a program that runs in the code sandbox; a host that cannot
+  // sandbox fails on the first run with the sandbox's own error.
+  const tool = () => (team.format === 'natural' ? createProgramToolRole(roleOptions) : createToolRole(roleOptions));
+  const roles: Role<SudokuEnv, any>[] =
+    team.variant === 'team' ? [tool(), createCommitRole('plan', roleOptions)] : [createCommitRole('agent', roleOptions)];
   return {
     name: `sudoku/${team.variant}`,
     roles,

@@ -3,6 +3,7 @@
  * board, and the history of proposals and commits that prompts show. Everything a prompt needs
  * lives here, so a clone prompts exactly like its original.
  */
+import type { ProgramRecord } from '../grid/program-tool.js';
 import type { Env } from '../types.js';
 import { type Fill, type FillResult, type FillsOutcome, applyFills } from './apply-fills.js';
 import type { SudokuPuzzle } from './generate-sudoku.js';
@@ -23,6 +24,8 @@ export interface SudokuRecord {
   readonly empty: number;
   /** Why the text gave no usable action (then fills and results are empty). */
   readonly failure?: string;
+  /** Natural-format tool only: its program and how the sandboxed run went. */
+  readonly program?: ProgramRecord;
 }
 
 export class SudokuEnv implements Env {

@@ -20,10 +20,12 @@
  * plan commit only the confirmed ones, an oracle the published task does not offer. The
  * verdicts are what checking the rules on a copy of the board reveals, nothing more.
  *
- * natural (real LLMs, `agent` only until the sandbox lets the tool write programs): the job,
- * the rules, the board with its boxes, the fixed cells, what earlier turns did and why rejected
- * fills were rejected, the answer format, and a last line `Answer:`.
+ * natural (real LLMs): the job, the rules, the board with its boxes, the fixed cells, what
+ * earlier turns did and why rejected fills were rejected, the answer format, and a last line
+ * `Answer:`. The `tool` also gets the rows as Python strings and is asked for a program that
+ * prints its fills (run in the sandbox); `plan` sees that program, its output and the verdicts.
  */
+import { PROGRAM_REPLY, programLines, programTerms } from '../grid/program-prompt.js';
 import type { TurnContext } from '../types.js';
 import type { FillResult, FillVerdict } from './apply-fills.js';
 import type { SudokuEnv, SudokuRecord } from './sudoku-env.js';
@@ -46,6 +48,8 @@ const VERDICT_CODES: Record<FillVerdict, string> = { ok: 'V', given: 'G', range:
 const UNIT_NAMES: Record<Unit, string> = { row: 'row', col: 'column', box: 'box' };
 const NATURAL_ROLE_JOBS: Readonly<Record<string, string>> = {
   agent: 'You are the agent. The fills you write are played on the board.',
+  tool: 'You are the tool agent of a two-agent team. Write a Python 3 program that prints fills for the board below. Its fills are checked on a copy of the board and shown, with your program and its output, to the plan agent, who writes the fills that are really played.',
+  plan: 'You are the plan agent of a two-agent team. The tool agent wrote a program that prints fills, and they were checked on a copy of the board. Write the fills that are really played.',
 };
 
 /** The tool's proposal of this turn, if it has made one (the latest when there are several). */
@@ -98,6 +102,15 @@ function describeRecord(record: SudokuRecord): string {
   return `${head} ${verb}: ${record.results.map(describeFill).join('; ')}.${tail}`;
 }
 
+/** `["1.3.", "..1.", ...]`: the rows as a Python list a program can copy. */
+function pythonRows(cells: readonly number[]): string {
+  const rows: string[] = [];
+  for (let r = 0; r < SUDOKU_SIZE; r++) {
+    rows.push(JSON.stringify(cells.slice(r * SUDOKU_SIZE, (r + 1) * SUDOKU_SIZE).map((v) => (v === EMPTY ? '.' : String(v))).join('')));
+  }
+  return `[${rows.join(', ')}]`;
+}
+
 export function naturalPrompt(input: SudokuPromptInput): string {
   const { env, role, ctx, maxFills } = input;
   const fixed: string[] = [];
@@ -114,11 +127,20 @@ export function naturalPrompt(input: SudokuPromptInput): string {
     '',
     `Given cells (row, column), which cannot change: ${fixed.join(', ')}. Digits written in earlier turns may be overwritten.`,
   ];
+  if (role === 'tool') lines.push(`The same board as Python strings, row 1 first, . for empty: ${pythonRows(env.cells)}`);
   if (env.history.length > 0) lines.push('Earlier turns:', ...env.history.map(describeRecord));
-  lines.push(
-    'A fill that targets a given cell or repeats a digit in its row, column or box is rejected.',
-    `Write at most ${maxFills} fills as (row, column, digit) triples, like: (1, 2, 4), (3, 1, 2)`,
-    NATURAL_ANSWER_MARKER,
-  );
+  const program = role === 'plan' ? currentProposal(env, ctx.turn)?.program : undefined;
+  if (program !== undefined) lines.push(...programLines(program));
+  lines.push('A fill that targets a given cell or repeats a digit in its row, column or box is rejected.');
+  if (role === 'tool') {
+    lines.push(
+      `${programTerms()} A backtracking search over the board, copied into the program, solves a 4x4 Sudoku at once.`,
+      `The program prints at most ${maxFills} fills, one (row, column, digit) triple a line, like: (1, 2, 4)`,
+      PROGRAM_REPLY,
+    );
+  } else {
+    lines.push(`Write at most ${maxFills} fills as (row, column, digit) triples, like: (1, 2, 4), (3, 1, 2)`);
+  }
+  lines.push(NATURAL_ANSWER_MARKER);
   return lines.join('\n');
 }

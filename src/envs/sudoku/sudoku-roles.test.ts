@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { STANDARD_ALPHABET } from '../../engine/tokenizer/char-tokenizer.js';
-import { TroupeError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
 import type { Team, TeamOptions } from '../types.js';
 import { sudokuTask } from './index.js';
@@ -113,11 +112,25 @@ test('natural agent: rules, board, history with reasons, and the Answer: line', 
   assert.match(second, /\| 1 2 \| 3 \. \|/);
 });
 
-test('the natural-format tool needs the sandbox: a config error says what to use instead', () => {
-  assert.throws(
-    () => sudokuTask.createTeam(options, { ...teamOptions, format: 'natural' }),
-    (e: unknown) => e instanceof TroupeError && e.category === 'config' && /sandbox/.test(e.message) && /team\.variant: single/.test(e.message),
-  );
+test('natural team: the tool is asked for a program (run by prepare), plan writes fills', () => {
+  const team = sudokuTask.createTeam(options, { ...teamOptions, format: 'natural' });
+  const { first: tool, second: plan } = roles(team);
+  assert.ok(plan !== undefined);
+  assert.equal(typeof tool.prepare, 'function');
+  assert.equal(plan.prepare, undefined);
+  const env = puzzleEnv();
+  const prompt = tool.prompt(env, t0);
+  assert.match(prompt, /Python 3 program/);
+  assert.match(prompt, /\["1\.3\.", "\.4\.2", "2\.4\.", "\.3\.1"\]/, 'the rows as Python strings to copy');
+  assert.match(prompt, /at most 16 fills, one \(row, column, digit\) triple a line/);
+  assert.ok(prompt.endsWith('\nAnswer:'));
+  const noFence = tool.parse('(1, 2, 2)');
+  assert.equal(noFence.ok, false);
+  const out = tool.step(env, noFence, t0);
+  assert.equal(out.local, -0.1);
+  assert.match(out.failure ?? '', /^tool: no program/);
+  assert.match(plan.prompt(env, t0), /Turn 1, tool: an answer that could not be used \(no program/);
+  assert.match(plan.prompt(env, t0), /Write at most 16 fills as \(row, column, digit\) triples/);
 });
 
 test('compact prompts and answers stay inside the small models\' 64-character vocabulary', () => {

@@ -2,9 +2,11 @@
  * The Sudoku roles. Team variant: `tool` proposes fills, which are judged on a copy of the
  * board (the board never changes) and recorded so `plan`'s prompt in the same turn shows the
  * proposal and its verdicts; `plan` commits the final fills. Single variant: `agent` commits
- * directly. Local rewards: tool earns what its proposal would earn, plan and agent what their
+ * directly. In the natural format the tool writes a Python program that prints its fills (run
+ * in the sandbox). Local rewards: tool earns what its proposal would earn, plan and agent what their
  * committed fills earn (table in sudoku-rewards.ts).
  */
+import { ProgramTool, parseProgram, type ProgramRecord } from '../grid/program-tool.js';
 import type { ParseResult, Role, StepOutcome, TurnContext } from '../types.js';
 import type { Fill, FillsOutcome } from './apply-fills.js';
 import { parseCompactFills, parseNaturalFills } from './parse-fills.js';
@@ -47,11 +49,14 @@ function stepWith(
   kind: 'proposal' | 'commit',
   action: ParseResult<Fill[]>,
   ctx: TurnContext,
+  program?: ProgramRecord,
 ): StepOutcome {
+  const extra = program === undefined ? {} : { program };
+  const ran = program === undefined ? {} : { program: program.reason };
   if (!action.ok) {
     const reward = SUDOKU_REWARDS.parseFailure;
-    env.record({ turn: ctx.turn, role, kind, fills: [], results: [], reward, solved: false, empty: emptyCount(env.cells), failure: action.reason });
-    return { local: reward, failure: `${role}: ${action.reason}`, info: { parsed: false } };
+    env.record({ turn: ctx.turn, role, kind, fills: [], results: [], reward, solved: false, empty: emptyCount(env.cells), failure: action.reason, ...extra });
+    return { local: reward, failure: `${role}: ${action.reason}`, info: { parsed: program !== undefined, ...ran } };
   }
   const outcome = kind === 'proposal' ? env.simulate(action.action) : env.commit(action.action);
   env.record({
@@ -63,11 +68,13 @@ function stepWith(
     reward: outcome.reward,
     solved: outcome.solved,
     empty: outcome.empty,
+    ...extra,
   });
   const applied = outcome.results.filter((r) => r.verdict === 'ok').length;
   const info = {
     parsed: true,
     simulated: kind === 'proposal',
+    ...ran,
     fills: outcome.results.length,
     applied,
     rejected: outcome.results.length - applied,
@@ -78,10 +85,7 @@ function stepWith(
   return reason === undefined ? { local: outcome.reward, info } : { local: outcome.reward, failure: `${role}: ${reason}`, info };
 }
 
-/**
- * Compact format only: in the natural format the tool writes a program, which needs the code
- * sandbox (not built yet; createTeam refuses that combination).
- */
+/** The compact-format tool: it writes the fills themselves (natural: createProgramToolRole). */
 export function createToolRole(options: { readonly maxFills: number }): SudokuRole {
   const { maxFills } = options;
   return {
@@ -101,5 +105,30 @@ export function createCommitRole(name: 'plan' | 'agent', options: SudokuRoleOpti
     prompt: (env, ctx) => build({ env, role: name, ctx, maxFills }),
     parse: parserFor(options),
     step: (env, action, ctx) => stepWith(env, name, 'commit', action, ctx),
+  };
+}
+
+/**
+ * The natural-format tool: it answers with a Python program that prints fills as
+ * (row, column, digit) triples (grid/program-tool.ts). `prepare` runs it in the sandbox;
+ * `step` judges the printed fills on a copy of the board like the compact tool's fills and
+ * records program, output and verdicts for the plan prompt. A missing program, a failed run
+ * or output without fills costs the parse-failure penalty and is recorded with its reason.
+ */
+export function createProgramToolRole(options: { readonly maxFills: number; readonly tool?: ProgramTool<Fill[]> }): Role<SudokuEnv, string> {
+  const { maxFills } = options;
+  const tool = options.tool ?? new ProgramTool<Fill[]>({ readOutput: (stdout) => parseNaturalFills(stdout, maxFills) });
+  return {
+    name: 'tool',
+    prompt: (env, ctx) => naturalPrompt({ env, role: 'tool', ctx, maxFills }),
+    parse: parseProgram,
+    async prepare(_env, action) {
+      if (action.ok) await tool.prepare(action.action);
+    },
+    step(env, action, ctx) {
+      if (!action.ok) return stepWith(env, 'tool', 'proposal', action, ctx);
+      const run = tool.result(action.action, `${env.taskId} tool program`);
+      return stepWith(env, 'tool', 'proposal', run.action, ctx, run.record);
+    },
   };
 }

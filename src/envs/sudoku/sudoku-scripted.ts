@@ -7,7 +7,10 @@
  * in ceil(holes / max_fills) turns otherwise. When the
  * board on the prompt has no completion (an earlier wrong but legal fill), every fill is random.
  * The plan role ignores the tool's proposal: its answer depends on the board alone.
+ * In the natural format the tool answers with a Python program (SUDOKU_PROGRAM below) that
+ * solves the board itself and prints the same choices.
  */
+import { fencedPython } from '../grid/scripted-program.js';
 import type { ScriptedResponder } from '../types.js';
 import type { Fill } from './apply-fills.js';
 import { solveSudoku } from './count-solutions.js';
@@ -20,7 +23,52 @@ export function readMaxFills(prompt: string): number | undefined {
   return found === undefined ? undefined : Number(found);
 }
 
-export const sudokuScripted: ScriptedResponder = ({ prompt, skill, rng }) => {
+/**
+ * The natural-format tool's program: the board, a backtracking solver, and the scripted
+ * player's choices in answer order: `(row, column)` = that cell's digit from the solution the
+ * program computes, `(row, column, digit)` = a random guess.
+ */
+const SUDOKU_PROGRAM = `N, BOX = 4, 2
+
+
+def candidates(grid, r, c):
+    used = set(grid[r]) | {grid[i][c] for i in range(N)}
+    br, bc = r - r % BOX, c - c % BOX
+    used |= {grid[i][j] for i in range(br, br + BOX) for j in range(bc, bc + BOX)}
+    return [d for d in range(1, N + 1) if d not in used]
+
+
+def solve(grid):
+    for r in range(N):
+        for c in range(N):
+            if grid[r][c] == 0:
+                for d in candidates(grid, r, c):
+                    grid[r][c] = d
+                    if solve(grid):
+                        return True
+                grid[r][c] = 0
+                return False
+    return True
+
+
+solution = [[0 if ch == "." else int(ch) for ch in row] for row in BOARD]
+solve(solution)
+for step in STEPS:
+    r, c = step[0], step[1]
+    d = step[2] if len(step) == 3 else solution[r - 1][c - 1]
+    print(f"({r}, {c}, {d})")
+`;
+
+function sudokuProgram(cells: readonly number[], fills: readonly (Fill & { solved: boolean })[]): string {
+  const rows: string[] = [];
+  for (let r = 0; r < SUDOKU_SIZE; r++) {
+    rows.push(JSON.stringify(cells.slice(r * SUDOKU_SIZE, (r + 1) * SUDOKU_SIZE).map((v) => (v === EMPTY ? '.' : String(v))).join('')));
+  }
+  const steps = fills.map((f) => (f.solved ? `(${f.row}, ${f.col})` : `(${f.row}, ${f.col}, ${f.digit})`));
+  return [`BOARD = [${rows.join(', ')}]`, `STEPS = [${steps.join(', ')}]`, SUDOKU_PROGRAM].join('\n');
+}
+
+export const sudokuScripted: ScriptedResponder = ({ role, prompt, skill, rng }) => {
   const read = readPromptGrid(prompt);
   // No board in the prompt: answer with text the parsers reject, so the failure is recorded.
   if (read === undefined) return 'no board found\n';
@@ -29,16 +77,17 @@ export const sudokuScripted: ScriptedResponder = ({ prompt, skill, rng }) => {
   read.cells.forEach((v, i) => {
     if (v === EMPTY) open.push(i);
   });
-  const fills: Fill[] = [];
+  const fills: (Fill & { solved: boolean })[] = [];
   const count = Math.min(readMaxFills(prompt) ?? open.length, Math.max(1, open.length));
   for (let k = 0; k < count; k++) {
     if (solution !== undefined && open.length > 0 && rng.next() < skill) {
       const index = open.splice(rng.int(open.length), 1)[0] as number;
-      fills.push({ row: Math.floor(index / SUDOKU_SIZE) + 1, col: (index % SUDOKU_SIZE) + 1, digit: solution[index] as number });
+      fills.push({ row: Math.floor(index / SUDOKU_SIZE) + 1, col: (index % SUDOKU_SIZE) + 1, digit: solution[index] as number, solved: true });
     } else {
-      fills.push({ row: 1 + rng.int(SUDOKU_SIZE), col: 1 + rng.int(SUDOKU_SIZE), digit: 1 + rng.int(SUDOKU_SIZE) });
+      fills.push({ row: 1 + rng.int(SUDOKU_SIZE), col: 1 + rng.int(SUDOKU_SIZE), digit: 1 + rng.int(SUDOKU_SIZE), solved: false });
     }
   }
+  if (role === 'tool' && read.format === 'natural') return fencedPython(sudokuProgram(read.cells, fills));
   if (read.format === 'compact') return `${fills.map((f) => `${f.row}${f.col}${f.digit}`).join(' ')}\n`;
   return `Answer: ${fills.map((f) => `(${f.row}, ${f.col}, ${f.digit})`).join(', ')}`;
 };
