@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { scriptedPolicies } from '../../policy/scripted-policies.js';
 import { rollout } from '../../rollout/rollout.js';
+import { Sandbox } from '../../sandbox/sandbox.js';
 import { TroupeError } from '../../util/errors.js';
 import { bfsDistances } from '../grid/bfs-distances.js';
 import { cellAt } from '../grid/grid-shape.js';
@@ -173,6 +174,21 @@ describe('plan-path natural team: the tool program in the sandbox', () => {
     const other = tool.parse(fence('print("R", "R", "D")'));
     await tool.prepare!(env, other, ctx);
     assert.equal(programs.runs, 2);
+  });
+});
+
+describe('plan-path natural team: a host that cannot sandbox', () => {
+  it("prepare fails with the sandbox's own error, not a silent fallback", async () => {
+    const broken = new ProgramTool<Direction[]>({
+      readOutput: (stdout) => parseMoveOutput(stdout, 20),
+      sandbox: () => new Sandbox({ python: '/nonexistent/python3' }),
+    });
+    const { tool } = roles(broken);
+    const env = new PlanPathEnv(taskFromRows(U_TURN));
+    await assert.rejects(
+      tool.prepare!(env, tool.parse(fence('print("R")')), ctx),
+      (e: unknown) => e instanceof TroupeError && e.category === 'sandbox' && /python3/.test(e.message),
+    );
   });
 });
 
