@@ -13,7 +13,7 @@ import type { TaskDefinition } from '../types.js';
 import { generatePlanPath } from './generate-plan-path.js';
 import { planPathOptionsSchema, planPathShape, type PlanPathOptions } from './plan-path-options.js';
 import { PlanPathEnv, planPathGlobalReward } from './plan-path-env.js';
-import { planPathPresenter } from './plan-path-presenter.js';
+import { planPathPresenterWith } from './plan-path-presenter.js';
 import { planPathScripted } from './plan-path-scripted.js';
 
 export const PLAN_PATH_DEFAULT_MAX_TURNS = 4;
@@ -45,7 +45,7 @@ export const planPathTask: TaskDefinition<PlanPathEnv, PlanPathOptions> = {
       name: 'plan-path',
       team,
       maxMoves: options.max_moves,
-      presenter: planPathPresenter,
+      presenter: planPathPresenterWith(options.hint),
       globalReward: planPathGlobalReward,
     });
   },

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { unknownKeyError } from '../grid/unknown-key-error.js';
 
+/** Header facts of compact prompts (see `hint` below). */
+export const PLAN_PATH_HINTS = ['none', 'goal', 'goal-open'] as const;
+export type PlanPathHint = (typeof PLAN_PATH_HINTS)[number];
+
 /** Limits that keep generation fast and prompts readable; see the messages below. */
 export const PLAN_PATH_LIMITS = {
   minSide: 2,
@@ -47,6 +51,13 @@ const planPathOptionsShape = {
     .min(1, { error: 'max_moves must be at least 1' })
     .max(PLAN_PATH_LIMITS.maxMoves, { error: `max_moves must be at most ${PLAN_PATH_LIMITS.maxMoves}` })
     .default(20),
+  /**
+   * Compact format only: facts added to the prompt header for tiny models, which struggle to
+   * locate P and G in a character grid. `goal`: where G lies from P (`GOAL D1 R2`: 1 row down,
+   * 2 columns right); `goal-open`: also the moves that do not hit a wall or the edge
+   * (`OPEN UDL`). The board is shown as before; `none` leaves the header unchanged.
+   */
+  hint: z.enum(PLAN_PATH_HINTS, { error: `hint must be one of ${PLAN_PATH_HINTS.join(' | ')}` }).default('none'),
 };
 
 export const planPathOptionsSchema = z.strictObject(

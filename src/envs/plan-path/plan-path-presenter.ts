@@ -3,10 +3,12 @@
  *   `#` wall   `.` free   `P` the agent   `G` the goal
  * A 10x10 compact prompt is about 125 characters (tool) and 180 (plan, with the proposal).
  */
-import { cellAt, colOf, rowOf } from '../grid/grid-shape.js';
+import { DIRECTIONS } from '../grid/direction.js';
+import { cellAt, colOf, neighbor, rowOf } from '../grid/grid-shape.js';
 import { formatReward } from '../grid/format-reward.js';
 import type { MovePresenter, PromptFormat } from '../grid/types.js';
 import { PLAN_PATH_REWARDS, type PlanPathEnv, type PlanPathReport } from './plan-path-env.js';
+import type { PlanPathHint } from './plan-path-options.js';
 
 export const PLAN_PATH_CELLS = { wall: '#', free: '.', agent: 'P', goal: 'G' } as const;
 export const PLAN_PATH_ALPHABET = Object.values(PLAN_PATH_CELLS).join('');
@@ -58,3 +60,32 @@ export const planPathPresenter: MovePresenter<PlanPathEnv, PlanPathReport> = {
     ];
   },
 };
+
+/**
+ * The compact header facts of a `hint` (plan-path-options.ts): `GOAL D1 R2` says G is 1 row
+ * down and 2 columns right of P (`GOAL` alone when P stands on G); `OPEN UDL` lists the moves
+ * from P that stay on a free cell.
+ */
+export function planPathHint(env: PlanPathEnv, hint: PlanPathHint): string {
+  if (hint === 'none') return '';
+  const { shape, walls, goal } = env.task;
+  const rows = rowOf(shape, goal) - rowOf(shape, env.pos);
+  const cols = colOf(shape, goal) - colOf(shape, env.pos);
+  const parts = ['GOAL'];
+  if (rows !== 0) parts.push(`${rows > 0 ? 'D' : 'U'}${Math.abs(rows)}`);
+  if (cols !== 0) parts.push(`${cols > 0 ? 'R' : 'L'}${Math.abs(cols)}`);
+  if (hint === 'goal-open') {
+    const open = DIRECTIONS.filter((dir) => {
+      const next = neighbor(shape, env.pos, dir);
+      return next >= 0 && walls[next] === 0;
+    });
+    parts.push('OPEN', open.join(''));
+  }
+  return parts.join(' ');
+}
+
+/** The presenter with a compact-header hint (the natural format is unchanged). */
+export function planPathPresenterWith(hint: PlanPathHint): MovePresenter<PlanPathEnv, PlanPathReport> {
+  if (hint === 'none') return planPathPresenter;
+  return { ...planPathPresenter, status: (env, format) => (format === 'compact' ? planPathHint(env, hint) : planPathPresenter.status(env, format)) };
+}

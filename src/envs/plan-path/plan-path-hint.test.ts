@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { bfsDistances } from '../grid/bfs-distances.js';
+import { cellAt } from '../grid/grid-shape.js';
+import { Rng } from '../../util/rng.js';
+import { PlanPathEnv, planPathTask, type PlanPathTask } from './index.js';
+import { planPathHint } from './plan-path-presenter.js';
+
+function taskFromRows(rows: string[]): PlanPathTask {
+  const shape = { height: rows.length, width: rows[0]!.length };
+  const walls = new Uint8Array(shape.height * shape.width);
+  let start = -1;
+  let goal = -1;
+  rows.forEach((row, r) =>
+    [...row].forEach((ch, c) => {
+      const cell = cellAt(shape, r, c);
+      if (ch === '#') walls[cell] = 1;
+      if (ch === 'P') start = cell;
+      if (ch === 'G') goal = cell;
+    }),
+  );
+  const distToGoal = bfsDistances({ shape, passable: (cell) => walls[cell] === 0, sources: [goal] });
+  return { id: 'plan-path/hand/0', shape, walls, start, goal, distToGoal, optimal: distToGoal[start]! };
+}
+
+describe('plan-path compact hints', () => {
+  const env = new PlanPathEnv(taskFromRows(['.#..', 'P...', '#..G']));
+
+  it('goal: rows then columns from P to G, signed by direction', () => {
+    assert.equal(planPathHint(env, 'goal'), 'GOAL D1 R3');
+    assert.equal(planPathHint(env, 'none'), '');
+  });
+
+  it('goal-open: lists the moves that stay on free cells, in U D L R order', () => {
+    // P at row 2, column 1: up is free, down is a wall, left is off the grid, right is free.
+    assert.equal(planPathHint(env, 'goal-open'), 'GOAL D1 R3 OPEN UR');
+    env.applyMoves(['R', 'R', 'U']); // now row 1, column 2: up off the grid, down free, left a wall
+    assert.equal(planPathHint(env, 'goal-open'), 'GOAL D2 R1 OPEN DR');
+  });
+
+  it('the header carries the hint, the board stays, and the scripted player still solves it', () => {
+    const options = planPathTask.optionsSchema.parse({ size: 6, max_moves: 1, hint: 'goal-open' });
+    const team = planPathTask.createTeam(options, { variant: 'team', format: 'compact', order: 'sequential', maxTurns: 20, alpha: 1 });
+    const task = planPathTask.createSource(options, 3).make(0, 'eval');
+    const tool = team.roles[0]!;
+    const prompt = tool.prompt(task, { turn: 0, maxTurns: 20 });
+    assert.match(prompt.split('\n')[0]!, /^TOOL 1\/20 M1 GOAL( [UD]\d)?( [LR]\d)? OPEN [UDLR]+$/);
+    assert.equal(prompt.split('\n').filter((line) => /^[#.PG]{6}$/.test(line)).length, 6);
+    const plan = team.roles[1]!;
+    for (let turn = 0; turn < 20 && !task.done; turn++) {
+      const ctx = { turn, maxTurns: 20 };
+      for (const role of [tool, plan]) {
+        const text = planPathTask.scripted({ role: role.name, prompt: role.prompt(task, ctx), skill: 1, rng: new Rng(turn) });
+        assert.equal(text.length, 2, `one move per answer: ${JSON.stringify(text)}`);
+        role.step(task, role.parse(text), ctx);
+      }
+    }
+    assert.ok(task.success);
+    assert.ok(task.optimal);
+  });
+
+  it('an unknown hint is a config error naming the allowed values', () => {
+    const result = planPathTask.optionsSchema.safeParse({ hint: 'coords' });
+    assert.ok(!result.success);
+    assert.match(JSON.stringify(result.error.issues), /none \| goal \| goal-open/);
+  });
+});
