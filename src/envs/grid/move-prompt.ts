@@ -69,10 +69,11 @@ function naturalPrompt<E extends MoveEnv<R>, R extends MoveReport>(input: MovePr
   const { role, env, ctx, maxMoves, presenter } = input;
   const lines: string[] = [NATURAL_ROLE_JOBS[role] ?? `You are the ${role} agent.`, ...presenter.rules(env), ''];
   lines.push(`Turn ${ctx.turn + 1} of ${ctx.maxTurns}. The board now (row 1 at the top):`, '');
-  lines.push(...presenter.board(env), '');
+  const board = presenter.board(env);
+  lines.push(...board, '');
   if (presenter.landmarks !== undefined) {
-    const { height, width } = boardSize(presenter.board(env));
-    lines.push(`Rows are numbered 1 to ${height} from the top, columns 1 to ${width} from the left. ${presenter.landmarks(env)}`);
+    const width = board[0]?.length ?? 0;
+    lines.push(`Rows are numbered 1 to ${board.length} from the top, columns 1 to ${width} from the left. ${presenter.landmarks(env)}`);
   }
   const status = presenter.status(env, 'natural');
   if (status !== '') lines.push(status);
@@ -106,10 +107,6 @@ function describeRecord<R extends MoveReport>(record: MoveRecord<R>, presenter: 
   }
   const moves = formatMoves([...record.moves] as Direction[], 'natural');
   return `${moves}; on ${record.kind === 'proposal' ? 'a copy of the board' : 'the board'} it ${presenter.describe(record.report, 'natural')}`;
-}
-
-function boardSize(rows: readonly string[]): { height: number; width: number } {
-  return { height: rows.length, width: rows[0]?.length ?? 0 };
 }
 
 /** The tool's proposal of this turn, if any (the latest one when there are several). */
