@@ -14,28 +14,34 @@ export function checkLength(op: string, name: string, array: ArrayLike<number>, 
   }
 }
 
+// These run on every kernel call (about a hundred per decoded token), so the common path
+// allocates nothing: for...in over the literal, no Object.entries arrays.
 export function checkDims(op: string, dims: Record<string, number>): void {
-  for (const [name, value] of Object.entries(dims)) {
+  for (const name in dims) {
+    const value = dims[name]!;
     if (!Number.isInteger(value) || value < 0) {
       throw new TroupeError('engine', `${op}: '${name}' must be a non-negative integer, got ${value}`);
     }
   }
 }
 
+const isDim = (value: number): boolean => Number.isInteger(value) && value >= 0;
+
 export function checkMatmul(args: MatmulArgs): void {
   const { m, n, k } = args;
-  checkDims('matmul', { m, n, k });
+  if (!isDim(m) || !isDim(n) || !isDim(k)) checkDims('matmul', { m, n, k });
   checkLength('matmul', 'a', args.a, m * k);
   checkLength('matmul', 'b', args.b, k * n);
   checkLength('matmul', 'c', args.c, m * n);
 }
 
 export function checkSameLength(op: string, arrays: Record<string, ArrayLike<number>>): number {
-  const entries = Object.entries(arrays);
-  const length = entries[0]![1].length;
-  for (const [name, array] of entries) {
-    if (array.length !== length) {
-      const sizes = entries.map(([n, a]) => `${n}=${a.length}`).join(', ');
+  let length = -1;
+  for (const name in arrays) {
+    const array = arrays[name]!;
+    if (length < 0) length = array.length;
+    else if (array.length !== length) {
+      const sizes = Object.entries(arrays).map(([n, a]) => `${n}=${a.length}`).join(', ');
       throw new TroupeError('engine', `${op}: arrays must have equal lengths (${sizes}); '${name}' differs. Pass views of the same length`);
     }
   }
