@@ -1,7 +1,7 @@
 import { TroupeError } from '../../util/errors.js';
-import { Rng } from '../../util/rng.js';
 import type { Kernels } from '../kernels/types.js';
 import { Tensor } from '../tensor.js';
+import { initParameter } from './init-parameter.js';
 import { headDim, type LlamaConfig } from './llama-config.js';
 
 /** The seven linear layers of a decoder layer, by their HF module names. */
@@ -55,30 +55,15 @@ export function llamaParameterShapes(config: LlamaConfig): Map<string, number[]>
   return shapes;
 }
 
-/**
- * Fresh parameters: weights ~ normal(0, 0.02) (HF's initializer_range), norm weights 1.
- * Each tensor draws from its own stream Rng.derive(seed, name), so a tensor's values do not
- * depend on which other tensors exist.
- */
+/** Fresh parameters, initialised as Hugging Face does (init-parameter.ts). */
 export function initLlamaParameters(kernels: Kernels, config: LlamaConfig, seed: number, requiresGrad = true): Map<string, Tensor> {
   const params = new Map<string, Tensor>();
   for (const [name, shape] of llamaParameterShapes(config)) {
     const t = Tensor.parameter(kernels, shape, requiresGrad);
-    if (name.endsWith('norm.weight')) t.data.fill(1);
-    else fillNormal(t.data, Rng.derive(seed, 'init', name), 0.02);
+    initParameter(t.data, name, seed);
     params.set(name, t);
   }
   return params;
-}
-
-/** Box-Muller normal samples from a seeded Rng. */
-export function fillNormal(out: Float32Array, rng: Rng, std: number): void {
-  for (let i = 0; i < out.length; i += 2) {
-    const r = Math.sqrt(-2 * Math.log(1 - rng.next())) * std;
-    const angle = 2 * Math.PI * rng.next();
-    out[i] = r * Math.cos(angle);
-    if (i + 1 < out.length) out[i + 1] = r * Math.sin(angle);
-  }
 }
 
 function validateConfig(config: LlamaConfig): void {
