@@ -8,13 +8,12 @@
  * Same config and seed -> byte-identical file. The file is written atomically (temp file +
  * rename) so a crash never leaves a half-written rollout behind.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { computeAdvantages } from '../algo/compute-advantages.js';
 import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
+import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import { getTask } from '../envs/registry.js';
 import { rollout } from '../rollout/rollout.js';
 import { sampleToJson } from '../rollout/sample-json.js';
@@ -62,24 +61,12 @@ export async function runRolloutCommand(options: RolloutCommandOptions): Promise
   const advantages = computeAdvantages(samples, config.advantage.estimator, {
     filterZeroVariance: config.advantage.filter_zero_variance,
   });
-  writeAtomically(options.out, advantages.samples.map((s) => `${sampleToJson(s)}\n`).join(''));
+  writeFileAtomic(options.out, advantages.samples.map((s) => `${sampleToJson(s)}\n`).join(''));
 
   const summary = summarizeRollout(samples, episodes);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   print(formatSummary(config, summary, count, options.out, advantages));
   return { config, summary, groups: advantages.groups, droppedGroups: advantages.droppedGroups, droppedSamples: advantages.droppedSamples };
-}
-
-function writeAtomically(path: string, text: string): void {
-  const temp = `${path}.tmp-${process.pid}`;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(temp, text);
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw new TroupeError('io', `cannot write ${path}: ${(error as Error).message}`, { cause: error });
-  }
 }
 
 function formatSummary(
