@@ -49,6 +49,7 @@ export function formatEval(r: EvalResult & { source: string; name: string }): st
   const lines = [
     `eval ${r.name} (${r.source}): success ${pct(r.success_rate)} [95% ${pct(r.ci_low)}-${pct(r.ci_high)}] on ${r.n} held-out tasks, mean turns ${r.mean_turns.toFixed(2)}, parse failures ${r.parse_failures}`,
     ...Object.entries(r.roles).map(([role, x]) => `  ${role.padEnd(8)} reward ${x.reward.toFixed(3)} (local ${x.local.toFixed(3)}, global ${x.global.toFixed(3)})`),
+    ...(r.generation_errors > 0 ? [`warning: ${r.generation_errors} completions could not be generated; the first: ${r.first_error ?? '(no reason given)'}`] : []),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -19,6 +19,10 @@ export interface EvalResult {
   /** Per role: mean reward.total (and parts) over the actions the episodes took. */
   readonly roles: Record<string, { reward: number; local: number; global: number }>;
   readonly parse_failures: number;
+  /** Completions the policy failed to generate (server down, timeout, ...). */
+  readonly generation_errors: number;
+  /** The first generation error's reason, so a broken backend is obvious. */
+  readonly first_error?: string;
 }
 
 /** 95% Wilson score interval for `successes` out of `n` (z = 1.96). */
@@ -52,6 +56,7 @@ export async function evaluate<E extends Env>(options: {
     step: 0,
   });
   const successes = episodes.filter((e) => e.success).length;
+  const firstError = samples.find((s) => s.finish_reason === 'error')?.failure;
   const { low, high } = wilsonInterval(successes, episodes.length);
   const roles: EvalResult['roles'] = {};
   for (const role of options.team.roles.map((r) => r.name)) {
@@ -67,5 +72,7 @@ export async function evaluate<E extends Env>(options: {
     mean_turns: episodes.length === 0 ? 0 : episodes.reduce((a, e) => a + e.turns, 0) / episodes.length,
     roles,
     parse_failures: episodes.reduce((a, e) => a + e.parse_failures, 0),
+    generation_errors: episodes.reduce((a, e) => a + e.generation_errors, 0),
+    ...(firstError === undefined ? {} : { first_error: firstError }),
   };
 }
