@@ -82,7 +82,10 @@ export async function prepareBaseModel<E extends Env>(request: BaseModelRequest<
       })
     ).filter((d) => request.roles.includes(d.role));
     if (demos.length === 0) throw new TroupeError('config', `the warm start found no demonstrations for role(s) ${request.roles.join(', ')}`);
-    const learner = new Learner({ policyId: 'warm-start', model, options: request.learner });
+    // Supervised steps never use the KL penalty (there is no reference yet), so a run with
+    // train.kl_coef > 0 must not hand its coefficient to the warm-start learner.
+    const options = { ...request.learner, loss: { ...request.learner.loss, klCoef: 0 } };
+    const learner = new Learner({ policyId: 'warm-start', model, options });
     try {
       warmStart(learner, demos, { epochs: ws.epochs, lr: ws.lr, batchTokens: ws.batchTokens, warmupSteps: ws.warmupSteps, seed: request.seed }, request.onStep);
     } finally {
