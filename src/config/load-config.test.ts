@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TroupeError } from '../util/errors.js';
 import { loadConfig } from './load-config.js';
+import { configError } from './config-error.test-helper.js';
 import { resolveConfig } from './resolve-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-config-'));
@@ -12,18 +12,6 @@ function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-/** The config error message of `fn`, failing the test if it does not throw one. */
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof TroupeError, String(error));
-    assert.equal(error.category, 'config');
-    return error.message;
-  }
-  assert.fail('expected a config error');
 }
 
 test('a minimal config resolves with every default filled, max_turns from the task', () => {

@@ -1,19 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TroupeError } from '../util/errors.js';
+import { configError } from './config-error.test-helper.js';
 import { resolveConfig } from './resolve-config.js';
 import { rolloutOptions } from './runtime-options.js';
-
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof TroupeError, String(error));
-    assert.equal(error.category, 'config');
-    return error.message;
-  }
-  assert.fail('expected a config error');
-}
 
 const toy = { name: 'toy' };
 

@@ -31,7 +31,7 @@ export const loraSection = z
 
 export const modelSection = z
   .strictObject({
-    /** Load this model folder instead of initialising one (then the warm start is skipped unless forced). */
+    /** Load this model folder instead of initialising one (its sizes and tokenizer come with it; no warm start). */
     path: z.string().min(1).optional(),
     ...modelSizes,
     /**

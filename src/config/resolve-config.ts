@@ -8,6 +8,7 @@ import { getTask, taskNames } from '../envs/registry.js';
 import { TroupeError } from '../util/errors.js';
 import { configSchema, type ParsedConfig } from './config-schema.js';
 import { formatIssues } from './format-issues.js';
+import { ignoredKeys } from './ignored-keys.js';
 import { resolveJointOptions } from '../rollout/joint-options.js';
 import type { JointOptions, RolloutMode } from '../rollout/types.js';
 
@@ -101,7 +102,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
   }
 
   if (parsed.success) {
-    const { algorithm, rollout, team } = parsed.data;
+    const { algorithm, rollout, team, policy, model, warm_start, train, magrpo } = parsed.data;
     if (rollout.mode !== undefined && rollout.mode !== modeOfAlgorithm[algorithm]) {
       problems.push({
         path: 'rollout.mode',
@@ -120,6 +121,15 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
         message: `algorithm magrpo plays the roles in parallel (each samples G responses from its own prompt), got ${JSON.stringify(team.order)}; set team.order: parallel or drop the key`,
       });
     }
+    const resolved = {
+      policy,
+      model,
+      warm_start,
+      team,
+      train: { ...train, loss: resolvedLoss(object, algorithm, train.loss) },
+      magrpo: algorithm === 'magrpo' ? resolveJointOptions(magrpo) : undefined,
+    };
+    problems.push(...ignoredKeys(object, resolved, options.overrides ?? []));
   }
 
   if (problems.length > 0 || !parsed.success || !tasks) {
@@ -141,7 +151,13 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
     },
     rollout: { ...config.rollout, mode: config.rollout.mode ?? modeOfAlgorithm[config.algorithm] },
     magrpo: resolveJointOptions(config.magrpo),
-    train: { ...config.train, loss: defaults.loss !== undefined && !sets(object, 'train', 'loss') ? defaults.loss : config.train.loss },
+    train: { ...config.train, loss: resolvedLoss(object, config.algorithm, config.train.loss) },
   };
+}
+
+/** train.loss as set, else the algorithm's default loss. */
+function resolvedLoss(object: Record<string, unknown>, algorithm: ParsedConfig['algorithm'], loss: ParsedConfig['train']['loss']) {
+  const byAlgorithm = algorithmDefaults[algorithm].loss;
+  return byAlgorithm !== undefined && !sets(object, 'train', 'loss') ? byAlgorithm : loss;
 }
 

@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { applyOverrides, parseOverride } from './apply-overrides.js';
+import { configError } from './config-error.test-helper.js';
+import { resolveConfig, type ResolvedConfig } from './resolve-config.js';
+
+/** Resolves `file` with `--set` overrides, as loadConfig does. */
+function resolve(file: Record<string, unknown>, sets: string[] = []): ResolvedConfig {
+  const overrides = sets.map(parseOverride);
+  return resolveConfig(applyOverrides(file, overrides), { overrides });
+}
+
+const toy = { name: 'toy' };
+const openai = { base_url: 'http://127.0.0.1:8000/v1', model: 'tiny' };
+
+test('policy keys of another kind are errors naming the key, the kind and the fix', () => {
+  let message = configError(() => resolve({ tasks: toy, policy: { kind: 'embedded', skill: 0.9 } }));
+  assert.match(message, /policy\.skill: has no effect here: only the scripted player reads it, and policy\.kind is embedded/);
+  assert.match(message, /warm_start\.skill/, 'points an embedded user at the skill that does act');
+  message = configError(() => resolve({ tasks: toy, policy: { map: 'per-role' } }));
+  assert.match(message, /policy\.map: .*policy\.kind is scripted; remove it or set policy\.kind: embedded/);
+  message = configError(() => resolve({ tasks: toy, policy: { kind: 'reference', models: { a: { hidden: 32 } } } }));
+  assert.match(message, /policy\.models: .*policy\.kind is reference/);
+  // The same keys with their own kind are fine.
+  assert.equal(resolve({ tasks: toy, policy: { kind: 'scripted', skill: 0.9 } }).policy.skill, 0.9);
+  assert.equal(resolve({ tasks: toy, policy: { kind: 'embedded', map: 'per-role' } }).policy.map, 'per-role');
+});
+
+test('an openai section must serve some role; openai.roles only picks the served roles of a mixed team', () => {
+  assert.match(
+    configError(() => resolve({ tasks: toy, policy: { kind: 'scripted', openai } })),
+    /policy\.openai: has no effect here: with policy\.kind scripted the server plays only the roles listed in policy\.openai\.roles/,
+  );
+  assert.match(
+    configError(() => resolve({ tasks: toy, policy: { kind: 'openai', openai: { ...openai, roles: ['plan'] } } })),
+    /policy\.openai\.roles: .*with policy\.kind openai the server plays every role/,
+  );
+  assert.deepEqual(resolve({ tasks: toy, policy: { kind: 'scripted', openai: { ...openai, roles: ['plan'] } } }).policy.openai?.roles, ['plan']);
+  assert.equal(resolve({ tasks: toy, policy: { kind: 'openai', openai } }).policy.kind, 'openai');
+});
+
+test('--set policy.kind sets aside the file keys of the old kind, but not keys given by --set', () => {
+  // The examples' pattern: a scripted file trained or evaluated with another kind.
+  const file = { tasks: toy, policy: { kind: 'scripted', skill: 0.5 } };
+  assert.equal(resolve(file, ['policy.kind=embedded']).policy.kind, 'embedded');
+  assert.equal(resolve(file, ['policy.kind=reference']).policy.kind, 'reference');
+  assert.match(configError(() => resolve(file, ['policy.kind=embedded', 'policy.skill=0.9'])), /policy\.skill: has no effect here.*\(from --set policy\.skill=0\.9\)/);
+  // Without the switch the same file contradiction is reported.
+  assert.match(configError(() => resolve({ tasks: toy, policy: { kind: 'embedded', skill: 0.5 } })), /policy\.skill/);
+});
+
+test('model.path loads a folder: fresh-model sizes and the warm start would do nothing', () => {
+  const message = configError(() => resolve({ tasks: toy, policy: { kind: 'embedded' }, model: { path: 'runs/x/base', hidden: 32, tokenizer: 'ascii' }, warm_start: { episodes: 10 } }));
+  assert.match(message, /3 problems/);
+  assert.match(message, /model\.hidden: has no effect here: model\.path loads runs\/x\/base/);
+  assert.match(message, /model\.tokenizer: /);
+  assert.match(message, /warm_start\.episodes: .*the warm start teaches a new model/);
+  // Per-policy sizes build new models even next to model.path, so their warm start acts.
+  const own = resolve({ tasks: toy, policy: { kind: 'embedded', map: { tool: 'a', plan: 'b' }, models: { b: { hidden: 32 } } }, model: { path: 'm' }, warm_start: { episodes: 10 } });
+  assert.equal(own.warm_start.episodes, 10);
+  // Pointing a config with sizes at a folder from the command line is allowed.
+  assert.equal(resolve({ tasks: toy, policy: { kind: 'embedded' }, model: { hidden: 32 } }, ['model.path=runs/x/base']).model.path, 'runs/x/base');
+});
+
+test('keys that depend on another key of their section: warm start off, lora map, loss, KL, credit, order', () => {
+  assert.match(configError(() => resolve({ tasks: toy, warm_start: { enabled: false, epochs: 3 } })), /warm_start\.epochs: .*warm_start\.enabled is false/);
+  assert.match(configError(() => resolve({ tasks: toy, policy: { kind: 'embedded', map: 'per-role' }, model: { lora: { r: 4 } } })), /model\.lora: .*policy\.map: lora/);
+  assert.equal(resolve({ tasks: toy, policy: { kind: 'embedded', map: 'lora' }, model: { lora: { r: 4 } } }).model.lora.r, 4);
+  // magrpo's default loss is reinforce, which has no ratio to clip.
+  assert.match(configError(() => resolve({ tasks: toy, algorithm: 'magrpo', train: { clip_high: 0.3 } })), /train\.clip_high: .*the loss is reinforce/);
+  assert.equal(resolve({ tasks: toy, algorithm: 'magrpo', train: { loss: 'ppo-clip', clip_high: 0.3 } }).train.clip_high, 0.3);
+  assert.match(configError(() => resolve({ tasks: toy, train: { kl_estimator: 'k1' } })), /train\.kl_estimator: .*kl_coef is 0/);
+  assert.equal(resolve({ tasks: toy, train: { kl_coef: 0.1, kl_estimator: 'k1' } }).train.kl_estimator, 'k1');
+  assert.match(configError(() => resolve({ tasks: toy, algorithm: 'magrpo', magrpo: { credit: 'mean' } })), /magrpo\.credit: .*magrpo\.joint: cross/);
+  assert.equal(resolve({ tasks: toy, algorithm: 'magrpo', magrpo: { joint: 'cross', credit: 'mean' } }).magrpo.credit, 'mean');
+  assert.match(configError(() => resolve({ tasks: toy, team: { variant: 'single', order: 'parallel' } })), /team\.order: .*team\.variant single has one role/);
+});
+
+test('unset keys never count: defaults of every section resolve for every kind', () => {
+  for (const kind of ['scripted', 'embedded', 'reference']) assert.equal(resolve({ tasks: toy, policy: { kind } }).policy.kind, kind);
+  assert.equal(resolve({ tasks: toy, algorithm: 'magrpo' }).train.loss, 'reinforce');
+  // Training sections under a kind that does not train are harmless (troupe train reads them).
+  assert.equal(resolve({ tasks: toy, policy: { kind: 'scripted' }, model: { hidden: 32 }, train: { steps: 3 } }).model.hidden, 32);
+});
