@@ -11,7 +11,7 @@ import { loadServedModels } from '../serve/load-served-models.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { makeTinyModelDir, type TinyModelDir } from '../serve/tiny-model.test-helper.js';
 import { EmbeddedPolicy } from './embedded-policy.js';
-import { OpenAIPolicy, type OpenAIPolicyOptions } from './openai-policy.js';
+import { OpenAIPolicy, openaiRolePolicies, type OpenAIPolicyOptions } from './openai-policy.js';
 import type { SampleRequest } from './types.js';
 
 const kernels = createReferenceKernels();
@@ -208,4 +208,14 @@ test('the API key comes from the named environment variable', async () => {
   assert.throws(() => fakePolicy(fake, { apiKeyEnv: 'TROUPE_MISSING', env: {} }), /TROUPE_MISSING, which is not set/);
   assert.throws(() => fakePolicy(fake, { baseUrl: 'localhost:8000' }), /base_url/);
   await fake.close();
+});
+
+test('openaiRolePolicies: roles on one model share a policy; unknown and unserved role names are config errors', () => {
+  const settings = { base_url: 'http://127.0.0.1:9/v1', model: 'base', models: { plan: 'base:plan' }, timeout_ms: 1000, max_retries: 0, concurrency: 1, mode: 'completions' as const, token_ids: true };
+  const both = openaiRolePolicies(settings, ['tool', 'plan'], ['tool', 'plan']);
+  assert.deepEqual([...both].map(([role, p]) => `${role}=${p.id}`), ['tool=openai:base', 'plan=openai:base:plan']);
+  const isConfig = (pattern: RegExp) => (e: unknown) => e instanceof Error && (e as { category?: string }).category === 'config' && pattern.test(e.message);
+  assert.throws(() => openaiRolePolicies(settings, ['coder'], ['tool', 'plan']), isConfig(/names role\(s\) coder that the team does not have; its roles: tool, plan/));
+  // A mixed team serving only tool: the model name given for plan would never be used.
+  assert.throws(() => openaiRolePolicies(settings, ['tool'], ['tool', 'plan']), isConfig(/policy\.openai\.models names role\(s\) plan that the server does not play \(served: tool\)/));
 });

@@ -273,6 +273,13 @@ export interface OpenAIRoleSettings {
 export function openaiRolePolicies(settings: OpenAIRoleSettings, roles: readonly string[], teamRoles: readonly string[]): Map<string, OpenAIPolicy> {
   const unknown = [...roles, ...Object.keys(settings.models)].filter((r) => !teamRoles.includes(r));
   if (unknown.length > 0) throw new TroupeError('config', `policy.openai names role(s) ${[...new Set(unknown)].join(', ')} that the team does not have; its roles: ${teamRoles.join(', ')}`);
+  const unserved = Object.keys(settings.models).filter((r) => !roles.includes(r));
+  if (unserved.length > 0) {
+    throw new TroupeError(
+      'config',
+      `policy.openai.models names role(s) ${unserved.join(', ')} that the server does not play (served: ${roles.join(', ') || 'none'}); add them to policy.openai.roles or remove their model names`,
+    );
+  }
   const byModel = new Map<string, OpenAIPolicy>();
   const byRole = new Map<string, OpenAIPolicy>();
   for (const role of roles) {
