@@ -11,6 +11,9 @@
  * its own T/D/A/C/E lines (src/sandbox/assert-harness.ts). `asserts` lists the source of
  * each counted assert of `check`, in the harness's numbering, for failing-test feedback.
  *
+ * `aux_error` / `main_error` say why a part does not parse on its own and `syntax_error` why the
+ * combined program does not compile (with the part and line), for the samples' failure reasons.
+ *
  * Rules: a function "is defined with a return" when the module defines it at top level and
  * its body has a `return <value>`; main "calls aux" when any call in it is `aux(...)`; main
  * is a "thin wrapper" when its body (docstring aside) is the single statement
@@ -45,16 +48,33 @@ def _troupe_analyse():
     def is_aux_call(node):
         return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == 'aux'
 
+    def parse_problem(src):
+        try:
+            ast.parse(src)
+            return None
+        except SyntaxError as e:
+            return 'syntax error at line %s: %s' % (e.lineno, e.msg)
+        except BaseException as e:
+            return '%s: %s' % (type(e).__name__, e)
+
     aux_fn = top_function(aux_src, 'aux')
     main_fn = top_function(main_src, entry)
     out = {'aux_defined': has_return(aux_fn), 'main_defined': has_return(main_fn), 'syntax_ok': False,
-           'calls_aux': False, 'thin_wrapper': False, 'discarded': False, 'asserts': []}
+           'calls_aux': False, 'thin_wrapper': False, 'discarded': False, 'asserts': [],
+           'aux_error': parse_problem(aux_src), 'main_error': parse_problem(main_src), 'syntax_error': None}
     program = prefix + '\n' + aux_src + '\n' + main_src
+    aux_start = prefix.count('\n') + 2
+    main_start = aux_start + aux_src.count('\n') + 1
     try:
         compile(program, 'program.py', 'exec')
         out['syntax_ok'] = True
-    except BaseException:
-        pass
+    except SyntaxError as e:
+        line = e.lineno or 0
+        where = ('main line %d' % (line - main_start + 1) if line >= main_start else
+                 'aux line %d' % (line - aux_start + 1) if line >= aux_start else 'line %d of the problem prompt' % line)
+        out['syntax_error'] = 'the combined program does not compile: %s at %s' % (e.msg, where)
+    except BaseException as e:
+        out['syntax_error'] = 'the combined program does not compile: %s' % (type(e).__name__,)
     if main_fn is not None:
         out['calls_aux'] = any(is_aux_call(n) for n in ast.walk(main_fn))
         out['discarded'] = any(isinstance(n, ast.Expr) and is_aux_call(n.value) for n in ast.walk(main_fn))
@@ -91,6 +111,11 @@ export interface CoopAnalysis {
   readonly thin_wrapper: boolean;
   readonly discarded: boolean;
   readonly asserts: readonly string[];
+  /** Why aux's / main's own code does not parse (`syntax error at line 2: ...`), else null. */
+  readonly aux_error?: string | null;
+  readonly main_error?: string | null;
+  /** Why the combined program does not compile (the part and its line), else null. */
+  readonly syntax_error?: string | null;
 }
 
 /** The analysis line of a channel, or undefined when the script never got that far. */

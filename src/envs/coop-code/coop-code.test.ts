@@ -36,6 +36,57 @@ test('feedback transition: turn-2 prompts show both functions and the failing as
   }
 });
 
+test('every outcome short of full credit carries a reason: the role\'s own code first, main also for the pair', async () => {
+  const problem = syntheticFunctionProblem(2, 'train', 0);
+  const entry = problem.entryPoint;
+  const [aux, main] = coopCodeTask.createTeam(options, team({ order: 'sequential' })).roles;
+  /** Plays aux then main on a fresh env; returns both outcomes. */
+  const pair = async (auxText: string, mainText: string) => {
+    const env = coopCodeTask.createSource(options, 2).make(0, 'train');
+    return [await act(aux, env, auxText, 0), await act(main, env, mainText, 0)];
+  };
+  const goodAux = 'def aux(v):\n    return v';
+  const wrongMain = `def ${entry}(*args):\n    return aux(None)`;
+  // Answers seen in a training run: no function at all, and a helper that does not parse.
+  let [a, m] = await pair('dg', wrongMain);
+  assert.equal(a.failure, 'aux: no top-level function aux that returns a value');
+  assert.equal(m.failure, "definition: NameError: name 'dg' is not defined", 'main answers for the pair');
+  [a] = await pair("def ' ales", wrongMain);
+  assert.match(a.failure, /^aux: syntax error at line 1: unterminated string literal/);
+  [a, m] = await pair(goodAux, 'x = 1');
+  assert.equal(a.failure, undefined, 'a defined helper is not aux\'s failure');
+  assert.equal(m.failure, `main: no top-level function ${entry} that returns a value`);
+  [, m] = await pair(goodAux, '    return 1');
+  assert.match(m.failure, /^main: syntax error at line 1: unexpected indent/);
+  // Each part parses alone; the combined program does not compile.
+  [a, m] = await pair(`${goodAux}\nreturn 5`, wrongMain);
+  assert.equal(a.failure, undefined);
+  assert.equal(m.failure, "the combined program does not compile: 'return' outside function at aux line 3");
+  // Full credit on the tests: no failure on either role.
+  [, m] = await pair(goodAux, wrongMain);
+  assert.equal(m.failure, 'failed 3 of 3 asserts');
+  [a, m] = await pair(goodAux, `${problem.prompt}${problem.canonicalSolution}`);
+  assert.deepEqual([a.failure, m.failure], [undefined, undefined]);
+  // The single variant: failed asserts are counted in the reason.
+  const [agent] = coopCodeTask.createTeam(options, team({ variant: 'single' })).roles;
+  const env = coopCodeTask.createSource(options, 2).make(0, 'train');
+  const out = await act(agent, env, '    return None', 0);
+  assert.deepEqual([out.local, out.failure], [0, 'failed 3 of 3 asserts']);
+});
+
+test('task options that would do nothing are config errors', () => {
+  const advice = { base_url: 'http://localhost:1/v1', model: 'm' };
+  assert.throws(() => coopCodeTask.createTeam(coopCodeTask.optionsSchema.parse({ advice }), team()), /tasks\.advice has no effect with tasks\.transition feedback/);
+  const guided = coopCodeTask.optionsSchema.parse({ transition: 'advice', advice });
+  assert.throws(() => coopCodeTask.createTeam(guided, team({ variant: 'single' })), /tasks\.transition: advice is a transition of the aux \+ main team/);
+  const weighted = coopCodeTask.optionsSchema.parse({ reward: { tests: 2 } });
+  assert.throws(() => coopCodeTask.createTeam(weighted, team({ variant: 'single' })), /tasks\.reward\.tests has no effect with team\.variant single/);
+  // The same options where they act.
+  assert.equal(coopCodeTask.createTeam(guided, team()).roles.length, 2);
+  assert.equal(coopCodeTask.createTeam(weighted, team()).roles.length, 2);
+  assert.equal(coopCodeTask.createTeam(options, team({ variant: 'single' })).roles.length, 1);
+});
+
 test('guided transition: the advice source sees the pair and its results; its advice reaches the next prompts', async () => {
   const seen: AdviceRequest[] = [];
   const fake: AdviceSource = { advise: async (r) => (seen.push(r), 'Call aux from main.') };

@@ -4,12 +4,14 @@
  * sandbox (analysis + asserts, memoised) and scored with the 4-level reward, which is the
  * team's global reward. MAGRPO has no per-agent reward, so local rewards are 0.
  * Single variant: `agent` writes a HumanEval completion; local = passed / total asserts.
- * `prepare` does all sandbox and advice work; `step` only reads results back.
+ * `prepare` does all sandbox and advice work; `step` only reads results back. Every sample
+ * short of full credit carries a failure reason (coop-failure.ts).
  */
 import type { ParseResult, Role, StepOutcome, TeamOptions, TurnContext } from '../types.js';
 import { sharedSandbox } from '../code/shared-sandbox.js';
 import { extractCode } from '../code/extract-code.js';
 import { adviceKey, completionKey, jointKey, type CoopCodeEnv } from './coop-env.js';
+import { pairFailure, testsFailure } from './coop-failure.js';
 import { coopPrompt, feedbackText } from './coop-prompts.js';
 import { coopReward } from './coop-reward.js';
 import { evaluateCompletion, evaluateCoop, type CoopEvaluation, type TestOutcome } from './evaluate-coop.js';
@@ -60,7 +62,7 @@ export function createPairRole(slot: Slot, format: TeamOptions['format']): Role<
       const ev = env.shared.memo.get(jointKey(env, aux, main), `${env.taskId} ${slot}`) as CoopEvaluation;
       env.evaluation = ev;
       env.reward = scoreOf(env, ev);
-      let failure: string | undefined = action.ok ? undefined : `parse: ${action.reason}`;
+      let failure = action.ok ? pairFailure(slot, ev, env.problem.entryPoint) : `parse: ${action.reason}`;
       const feedback = feedbackText(ev.tests, env.reward.stoppedAt);
       if (wantsAdvice(env, ctx)) {
         const advice = env.shared.memo.get(adviceKey(env, aux, main), 'advice') as string;
@@ -74,7 +76,7 @@ export function createPairRole(slot: Slot, format: TeamOptions['format']): Role<
       return {
         local: 0,
         info: { structure, syntax, tests, cooperation, total, passed: ev.tests.passed, asserts: ev.tests.total },
-        ...(failure ? { failure } : ev.tests.error ? { failure: ev.tests.error.slice(0, 120) } : {}),
+        ...(failure ? { failure } : {}),
       };
     },
   };
@@ -99,10 +101,11 @@ export function createCompletionRole(format: TeamOptions['format']): Role<CoopCo
       const tests = env.shared.memo.get(completionKey(env, action.action), `${env.taskId} agent`) as TestOutcome;
       env.single = tests;
       env.transitionText = feedbackText(tests);
+      const failure = testsFailure(tests);
       return {
         local: tests.total > 0 ? tests.passed / tests.total : 0,
         info: { passed: tests.passed, asserts: tests.total, reason: tests.reason },
-        ...(tests.error ? { failure: tests.error.slice(0, 160) } : {}),
+        ...(failure ? { failure } : {}),
       };
     },
   };

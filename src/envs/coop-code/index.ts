@@ -13,11 +13,11 @@ import { problemSet } from '../../datasets/problem-set.js';
 import { syntheticFunctionProblem } from '../../datasets/synthetic-functions.js';
 import { SandboxMemo } from '../code/shared-sandbox.js';
 import { taskIdOf } from '../code/task-id.js';
-import type { TaskDefinition, Team } from '../types.js';
+import type { TaskDefinition, Team, TeamOptions } from '../types.js';
 import { chatAdviceSource, type AdviceSource } from './advice-source.js';
 import { CoopCodeEnv, type CoopShared } from './coop-env.js';
 import { coopReferencePlayer, scriptedCoopPlayer } from './coop-players.js';
-import { coopRewardWeightsSchema } from './coop-reward.js';
+import { coopRewardWeightsSchema, type CoopRewardWeights } from './coop-reward.js';
 import { createCompletionRole, createPairRole } from './coop-roles.js';
 
 export const coopCodeOptionsSchema = z.strictObject({
@@ -80,6 +80,31 @@ export function coopGlobalReward(env: CoopCodeEnv): number {
   return env.reward?.total ?? 0;
 }
 
+const DEFAULT_WEIGHTS = coopRewardWeightsSchema.parse(undefined);
+
+/** Combinations the task cannot play, and keys that would do nothing (config errors). */
+function checkOptions(options: CoopCodeOptions, variant: TeamOptions['variant']): void {
+  if (options.transition === 'advice' && !options.advice) {
+    throw new TroupeError(
+      'config',
+      'tasks.transition: advice needs tasks.advice.base_url and tasks.advice.model (an OpenAI-compatible server); or use transition: feedback',
+    );
+  }
+  if (options.advice && options.transition !== 'advice') {
+    throw new TroupeError('config', `tasks.advice has no effect with tasks.transition ${options.transition}; set tasks.transition: advice, or remove tasks.advice`);
+  }
+  if (variant === 'single' && options.transition === 'advice') {
+    throw new TroupeError('config', 'tasks.transition: advice is a transition of the aux + main team; the single variant gets failing-test feedback. Use transition: feedback or team.variant: team');
+  }
+  const changed = (Object.keys(DEFAULT_WEIGHTS) as Array<keyof CoopRewardWeights>).filter((k) => options.reward[k] !== DEFAULT_WEIGHTS[k]);
+  if (variant === 'single' && changed.length > 0) {
+    throw new TroupeError(
+      'config',
+      `tasks.reward.${changed[0]} has no effect with team.variant single (its reward is the share of asserts passed); remove tasks.reward or use team.variant: team`,
+    );
+  }
+}
+
 export const coopCodeTask: TaskDefinition<CoopCodeEnv, CoopCodeOptions> = {
   name: 'coop-code',
   description: 'MAGRPO aux + main functions with the 4-level reward; single variant = HumanEval completion (sandboxed).',
@@ -88,12 +113,7 @@ export const coopCodeTask: TaskDefinition<CoopCodeEnv, CoopCodeOptions> = {
   teamRoles: ['aux', 'main'],
   createSource: (options, seed) => createCoopSource(options, seed),
   createTeam(options, team): Team<CoopCodeEnv> {
-    if (options.transition === 'advice' && !options.advice) {
-      throw new TroupeError(
-        'config',
-        'tasks.transition: advice needs tasks.advice.base_url and tasks.advice.model (an OpenAI-compatible server); or use transition: feedback',
-      );
-    }
+    checkOptions(options, team.variant);
     const roles = team.variant === 'team' ? [createPairRole('aux', team.format), createPairRole('main', team.format)] : [createCompletionRole(team.format)];
     return { name: `coop-code-${team.variant}`, roles, order: team.order, maxTurns: team.maxTurns, alpha: team.alpha, globalReward: coopGlobalReward };
   },
