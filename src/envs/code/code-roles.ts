@@ -5,7 +5,9 @@
  * - tester: local = fraction of its cases whose expected output agrees with the dataset's
  *   reference program on the same input; without a reference program, agreement with the
  *   coder's program when that program passes every hidden test; otherwise 0.
- * Sandbox work happens in `prepare` (memoised); `step` only reads the results.
+ * Sandbox work happens in `prepare` (memoised); `step` only reads the results. Every answer
+ * short of full credit carries a failure reason (failed k of n hidden tests and how; cases
+ * that disagree with the reference).
  */
 import type { StdioTestCase } from '../../sandbox/types.js';
 import type { ParseResult, Role, StepOutcome, TeamOptions } from '../types.js';
@@ -13,6 +15,7 @@ import { runKey, type CodeEnv, type Mismatch } from './code-env.js';
 import { coderPrompt, testerPrompt } from './code-prompts.js';
 import { extractCode } from './extract-code.js';
 import { parseTestCases } from './parse-test-cases.js';
+import { pythonErrorSummary } from './python-error.js';
 import { runStdioBatch, type CaseResult } from './run-stdio-batch.js';
 import { sharedSandbox } from './shared-sandbox.js';
 
@@ -29,6 +32,15 @@ function describe(result: CaseResult): string {
   if (result.reason === 'ok') return result.actual;
   const last = result.error.trim().split('\n').pop() ?? '';
   return `(${result.reason}${last ? `: ${last}` : ''})`;
+}
+
+/** Why a program earned less than full credit: how many hidden tests failed, and how. */
+function hiddenFailure(hidden: readonly CaseResult[]): string | undefined {
+  const failed = hidden.filter((r) => !r.passed);
+  if (failed.length === 0) return undefined;
+  const crash = failed.find((r) => r.reason !== 'ok');
+  const how = !crash ? 'wrong output' : crash.reason === 'error' ? pythonErrorSummary(crash.error) : crash.reason === 'not-run' ? crash.error : crash.reason;
+  return `failed ${failed.length} of ${hidden.length} hidden tests: ${how}`;
 }
 
 /** Re-reads the current program's results for the current cases into the env. */
@@ -63,12 +75,9 @@ export function createCoderRole(name: string, format: TeamOptions['format'], alo
       refresh(env);
       const total = env.problem.tests.length;
       const info = { hidden_passed: env.hiddenPassed, hidden_total: total, mismatches: env.mismatches.length };
-      const crashed = env.memo.get(runKey(env.code, casesOf(env, env.tests)), name).find((r) => r.reason !== 'ok');
-      return {
-        local: env.hiddenPassed / total,
-        info,
-        ...(crashed && env.hiddenPassed < total ? { failure: `program ${crashed.reason}` } : {}),
-      };
+      const hidden = env.memo.get(runKey(env.code, casesOf(env, env.tests)), name).slice(0, total);
+      const failure = hiddenFailure(hidden);
+      return { local: env.hiddenPassed / total, info, ...(failure ? { failure } : {}) };
     },
   };
 }
@@ -94,12 +103,20 @@ export function createTesterRole(format: TeamOptions['format']): Role<CodeEnv, S
       env.tests = tests;
       refresh(env);
       let agreeing = 0;
+      let against = 'a program that passes the hidden tests';
       if (env.problem.solution !== undefined) {
         agreeing = env.memo.get(runKey(env.problem.solution, tests), 'tester reference run').filter((r) => r.passed).length;
+        against = 'the reference solution';
       } else if (env.success) {
         agreeing = tests.length - env.mismatches.length;
       }
-      return { local: agreeing / tests.length, info: { cases: tests.length, agreeing, mismatches: env.mismatches.length } };
+      const failure =
+        agreeing === tests.length
+          ? undefined
+          : env.problem.solution === undefined && !env.success
+            ? 'cases not checked: the problem has no reference solution and no program passes the hidden tests yet'
+            : `${tests.length - agreeing} of ${tests.length} cases disagree with ${against}`;
+      return { local: agreeing / tests.length, info: { cases: tests.length, agreeing, mismatches: env.mismatches.length }, ...(failure ? { failure } : {}) };
     },
   };
 }

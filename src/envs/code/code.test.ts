@@ -49,12 +49,12 @@ test('code env: coder reward = hidden share; tester agreement with the reference
   };
   // abs(a) + b passes 1 2 and 5 5 but not -1 1.
   const c0 = await act(coder, '```python\na, b = map(int, input().split())\nprint(abs(a) + b)\n```', ctx0);
-  assert.equal(c0.local, 2 / 3);
+  assert.deepEqual([c0.local, c0.failure], [2 / 3, 'failed 1 of 3 hidden tests: wrong output']);
   assert.equal(t.globalReward(env), 2 / 3);
   assert.equal(env.done, false);
   // Two right cases, one wrong expectation (2 2 -> 5): reference agreement 2/3.
   const t0 = await act(tester, '```json\n[{"input": "1 2", "output": "3"}, {"input": "-1 1", "output": "0"}, {"input": "2 2", "output": "5"}]\n```', ctx0);
-  assert.equal(t0.local, 2 / 3);
+  assert.deepEqual([t0.local, t0.failure], [2 / 3, '1 of 3 cases disagree with the reference solution']);
   assert.deepEqual(env.mismatches.map((m) => [m.input, m.actual]), [['-1 1\n', '2\n'], ['2 2\n', '4\n']]);
   assert.equal(env.done, false, 'not agreed: two mismatches');
   for (const role of [coder!, tester!]) {
@@ -64,20 +64,32 @@ test('code env: coder reward = hidden share; tester agreement with the reference
     assert.ok(!role.prompt(new CodeEnv({ taskId: 'code/train/0', problem, memo: new SandboxMemo() }), ctx0).includes('Mismatch'));
   }
   const prose = await act(coder, 'I am not sure.', ctx1);
-  assert.deepEqual([prose.local, prose.failure], [0, 'program error'], 'bare text is taken as a program, and fails');
+  assert.deepEqual([prose.local, prose.failure], [0, 'failed 3 of 3 hidden tests: syntax error at line 1: invalid syntax'], 'bare text is taken as a program, and fails');
+  const crash = await act(coder, 'a, b = map(int, input().split())\nprint(a + c)', ctx1);
+  assert.equal(crash.failure, "failed 3 of 3 hidden tests: NameError: name 'c' is not defined (line 2)");
   const empty = await act(coder, '  \n', ctx1);
   assert.equal(empty.local, 0);
   assert.match(empty.failure!, /parse: no program/);
   assert.match(coder!.prompt(env, ctx1), /coder: answer had no program/);
   const c1 = await act(coder, '```python\na, b = map(int, input().split())\nprint(a + b)\n```', ctx1);
-  assert.equal(c1.local, 1);
+  assert.deepEqual([c1.local, c1.failure], [1, undefined]);
   assert.equal(env.success, true);
   assert.equal(t.globalReward(env), 1);
   assert.deepEqual(env.mismatches.map((m) => m.input), ['2 2\n'], 'the wrong case still mismatches');
   assert.equal(env.done, false, 'hidden tests decide success, not the end of the episode');
   const t1 = await act(tester, '1 2=>3;2 2=>4', ctx1);
-  assert.equal(t1.local, 1);
+  assert.deepEqual([t1.local, t1.failure], [1, undefined]);
   assert.equal(env.done, true, 'coder and tester agree');
+});
+
+test('code env: without a reference solution, cases are credited only against a program that passes the hidden tests', async () => {
+  const { solution: _solution, ...bare } = problem;
+  const env = new CodeEnv({ taskId: 'code/train/0', problem: bare, memo: new SandboxMemo() });
+  const tester = codeTask.createTeam({}, team()).roles[1]!;
+  const cases = tester.parse('1 2=>3');
+  await tester.prepare!(env, cases, ctx0);
+  const out = tester.step(env, cases, ctx0);
+  assert.deepEqual([out.local, out.failure], [0, 'cases not checked: the problem has no reference solution and no program passes the hidden tests yet']);
 });
 
 test('code env: a program that loops forever fails its cases with reason timeout; clones do not share state', async () => {
@@ -89,7 +101,7 @@ test('code env: a program that loops forever fails its cases with reason timeout
   await coder.prepare!(clone, loop, ctx0);
   const out = coder.step(clone, loop, ctx0);
   assert.equal(out.local, 0);
-  assert.equal(out.failure, 'program timeout');
+  assert.equal(out.failure, 'failed 1 of 1 hidden tests: timeout');
   assert.equal(env.code, null, 'the original is untouched');
   assert.throws(() => coder.step(env, coder.parse('print(1)'), ctx0), /before prepare/);
 });

@@ -2,12 +2,14 @@
  * Roles of the `math` task: `tool` writes a program that prints the answer (run in the
  * sandbox), `reasoning` answers step by step with the final answer in \boxed{}. From turn 2
  * both see both histories. Local rewards: 1 when the role's own answer is correct, else 0
- * (an unreadable answer or a failed program earns 0 and is recorded as a failure). The
+ * (an unreadable answer, a failed program or a wrong answer earns 0 and is recorded as a
+ * failure with its reason). The
  * single variant is the reasoning agent alone (`agent`). Prompts start with the task id line
  * (for the reference policy).
  */
 import type { RunResult } from '../../sandbox/types.js';
 import { extractCode } from '../code/extract-code.js';
+import { pythonErrorSummary } from '../code/python-error.js';
 import { sharedSandbox } from '../code/shared-sandbox.js';
 import type { ParseResult, Role, StepOutcome, TeamOptions } from '../types.js';
 import { answersEqual, extractBoxed } from './answer-check.js';
@@ -67,11 +69,15 @@ export function createToolRole(format: TeamOptions['format']): Role<MathEnv, str
       const shown = run.reason === 'ok' ? (answer ?? '(printed nothing)') : `(${run.reason}: ${run.stderr.trim().split('\n').at(-1) ?? ''})`;
       env.tool.push({ program: action.action, answer, shown: shown.slice(0, 200) });
       const correct = answer !== null && answersEqual(answer, env.problem.answer);
-      return {
-        local: correct ? 1 : 0,
-        info: { answer, reason: run.reason },
-        ...(answer === null ? { failure: run.reason === 'ok' ? 'program printed nothing' : `program ${run.reason}` } : {}),
-      };
+      const failure =
+        answer === null
+          ? run.reason === 'ok'
+            ? 'program printed nothing'
+            : `program ${run.reason}${run.reason === 'error' ? `: ${pythonErrorSummary(run.stderr)}` : ''}`
+          : correct
+            ? undefined
+            : `wrong answer ${answer.slice(0, 60)}`;
+      return { local: correct ? 1 : 0, info: { answer, reason: run.reason }, ...(failure ? { failure } : {}) };
     },
   };
 }
@@ -92,7 +98,11 @@ export function createReasoningRole(name: string, format: TeamOptions['format'])
       }
       env.reasoning.push(action.action);
       if (name === 'agent') env.answeredAlone = true;
-      return { local: env.success ? 1 : 0, info: { answer: action.action.answer, agreed: env.agreed } };
+      return {
+        local: env.success ? 1 : 0,
+        info: { answer: action.action.answer, agreed: env.agreed },
+        ...(env.success ? {} : { failure: `wrong answer ${action.action.answer.slice(0, 60)}` }),
+      };
     },
   };
 }

@@ -23,7 +23,7 @@ test('math episode: tool runs in the sandbox, both histories shown from turn 2, 
   const t0 = await act(tool, '```python\nprint("thinking")\nprint(3 / 2)\n```', 0);
   assert.deepEqual([t0.local, env.toolAnswer], [1, '1.5'], 'the last printed line is the answer; 1.5 = 3/2');
   const r0 = await act(reasoning, 'Half of three is \\boxed{1}.', 0);
-  assert.equal(r0.local, 0);
+  assert.deepEqual([r0.local, r0.failure], [0, 'wrong answer 1']);
   assert.equal(env.done, false, '1.5 and 1 disagree');
   const p1 = reasoning!.prompt(env, ctx(1));
   assert.match(p1, /print\(3 \/ 2\)/);
@@ -31,11 +31,13 @@ test('math episode: tool runs in the sandbox, both histories shown from turn 2, 
   assert.match(p1, /final answer 1\)/);
   assert.match(tool!.prompt(env, ctx(1)), /Reasoning attempt 1 \(final answer 1\)/);
   const bad = await act(tool, '```python\nraise ValueError("x")\n```', 1);
-  assert.deepEqual([bad.local, bad.failure], [0, 'program error']);
+  assert.deepEqual([bad.local, bad.failure], [0, 'program error: ValueError: x (line 1)']);
   assert.equal(env.toolAnswer, null);
+  const wrong = await act(tool, 'print(7)', 1);
+  assert.deepEqual([wrong.local, wrong.failure], [0, 'wrong answer 7']);
   await act(tool, 'print(1.5)', 1);
   const r1 = await act(reasoning, '$\\boxed{\\dfrac{3}{2}}$', 1);
-  assert.equal(r1.local, 1);
+  assert.deepEqual([r1.local, r1.failure], [1, undefined]);
   assert.equal(env.done && env.success, true, 'agreement ends the episode');
   assert.equal(reasoning!.parse('no box').ok, false);
 });
