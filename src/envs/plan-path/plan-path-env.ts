@@ -33,13 +33,18 @@ export interface PlanPathReport extends MoveReport {
 }
 
 export class PlanPathEnv implements MoveEnv<PlanPathReport> {
-  readonly invalidPenalty = PLAN_PATH_REWARDS.invalid;
+  /** Reward for an answer that could not be parsed (or broke the move cap); see plan-path-options.ts. */
+  readonly invalidPenalty: number;
   private position: number;
   /** Cells walked since the start (illegal moves walk nowhere). */
   private walkedCount = 0;
   private records: MoveRecord<PlanPathReport>[] = [];
 
-  constructor(readonly task: PlanPathTask) {
+  constructor(
+    readonly task: PlanPathTask,
+    unparseableReward: number = PLAN_PATH_REWARDS.invalid,
+  ) {
+    this.invalidPenalty = unparseableReward;
     this.position = task.start;
   }
 
@@ -71,7 +76,7 @@ export class PlanPathEnv implements MoveEnv<PlanPathReport> {
   }
 
   clone(): this {
-    const copy = new PlanPathEnv(this.task);
+    const copy = new PlanPathEnv(this.task, this.invalidPenalty);
     copy.position = this.position;
     copy.walkedCount = this.walkedCount;
     copy.records = [...this.records];

@@ -65,3 +65,17 @@ describe('plan-path compact hints', () => {
     assert.match(JSON.stringify(result.error.issues), /none \| goal \| goal-open/);
   });
 });
+
+describe('plan-path unparseable_reward', () => {
+  it('an answer with no usable moves costs unparseable_reward (default: a wall hit), clones keep it', () => {
+    for (const [value, expected] of [[undefined, -0.1], [-0.5, -0.5]] as const) {
+      const options = planPathTask.optionsSchema.parse(value === undefined ? { size: 5 } : { size: 5, unparseable_reward: value });
+      const team = planPathTask.createTeam(options, { variant: 'single', format: 'compact', order: 'sequential', maxTurns: 4, alpha: 1 });
+      const env = planPathTask.createSource(options, 1).make(0, 'train').clone();
+      const agent = team.roles[0]!;
+      const outcome = agent.step(env, agent.parse('hello'), { turn: 0, maxTurns: 4 });
+      assert.equal(outcome.local, expected);
+    }
+    assert.ok(!planPathTask.optionsSchema.safeParse({ unparseable_reward: 0.5 }).success);
+  });
+});

@@ -57,6 +57,13 @@ const planPathOptionsShape = {
    * 2 columns right); `goal-open`: also the moves that do not hit a wall or the edge
    * (`OPEN UDL`). The board is shown as before; `none` leaves the header unchanged.
    */
+  /**
+   * Reward of an answer with no usable move list (unparseable, empty, over the move cap). By
+   * default the same as a move into a wall; RL on a weak policy can then drift to empty answers,
+   * which cost no more than a wall and less than a move away from the goal. A lower value makes
+   * "no answer" the worst choice.
+   */
+  unparseable_reward: z.number({ error: 'unparseable_reward must be a number' }).max(0, { error: 'unparseable_reward must be at most 0' }).default(-0.1),
   hint: z.enum(PLAN_PATH_HINTS, { error: `hint must be one of ${PLAN_PATH_HINTS.join(' | ')}` }).default('none'),
 };
 
