@@ -19,8 +19,13 @@ export function addScaled(tape: Tape, a: Tensor, b: Tensor, alpha: number): Tens
   }
   tape.onBackward(out, () => {
     const g = out.grad!;
-    if (a.requiresGrad) k.axpy(1, g, tape.gradOf(a));
-    if (b.requiresGrad) k.axpy(alpha, g, tape.gradOf(b));
+    if (b.requiresGrad) {
+      const db = alpha === 1 ? tape.gradSink(b) : { grad: tape.gradOf(b), accumulate: true };
+      if (db.accumulate) k.axpy(alpha, g, db.grad);
+      else db.grad.set(g);
+    }
+    // Last: a may take over out's gradient array (a residual stream passes it on unchanged).
+    if (a.requiresGrad && !tape.moveGrad(out, a)) k.axpy(1, g, tape.gradOf(a));
   });
   return out;
 }
@@ -34,13 +39,14 @@ export function mul(tape: Tape, a: Tensor, b: Tensor): Tensor {
   tape.onBackward(out, () => {
     const g = out.grad!;
     const tmp = tape.temp(g.length);
-    if (a.requiresGrad) {
-      k.mul(g, b.data, tmp);
-      k.axpy(1, tmp, tape.gradOf(a));
-    }
-    if (b.requiresGrad) {
-      k.mul(g, a.data, tmp);
-      k.axpy(1, tmp, tape.gradOf(b));
+    for (const [x, other] of [[a, b], [b, a]] as const) {
+      if (!x.requiresGrad) continue;
+      const dx = tape.gradSink(x);
+      if (!dx.accumulate) k.mul(g, other.data, dx.grad);
+      else {
+        k.mul(g, other.data, tmp);
+        k.axpy(1, tmp, dx.grad);
+      }
     }
     tape.release(tmp);
   });

@@ -30,11 +30,12 @@ export function logSoftmaxGather(tape: Tape, logits: Tensor, targets: ArrayLike<
   }
   tape.onBackward(out, () => {
     const g = out.grad!;
-    const dl = tape.gradOf(logits);
+    const { grad: dl, accumulate } = tape.gradSink(logits);
     for (let i = 0; i < rows; i++) {
       const gi = g[i]!;
-      if (gi === 0) continue;
       const base = i * vocab;
+      if (!accumulate) dl.fill(0, base, base + vocab);
+      if (gi === 0) continue;
       for (let j = 0; j < vocab; j++) dl[base + j] = dl[base + j]! - gi * Math.exp(logp[base + j]!);
       dl[base + target[i]!] = dl[base + target[i]!]! + gi;
     }

@@ -55,6 +55,22 @@ export function runOpGradChecks(label: string, makeKernels: () => Promise<Kernel
   check('attention (GQA, causal)', [[6, 8], [6, 4], [6, 4]], (t, [q, k, v]) => attention(t, q!, k!, v!, attn));
   check('attention with a shared prefix of different lengths', [[6, 8], [6, 4], [6, 4], [8, 4], [8, 4]], (t, [q, k, v, pk, pv]) =>
     attention(t, q!, k!, v!, { ...attn, prefix: { k: pk!, v: pv!, seqLen: 4, lengths: [4, 2], index: [1, 1] } }));
+  // An intermediate that feeds several ops: the first backward writes its gradient, the
+  // others accumulate (add passes its array on, rope rotates it in place, rmsNorm, swiglu,
+  // mul and linear write into it or add).
+  check('shared intermediates (direct and accumulated gradients)', [[3, 8], [8], [8, 8]], (t, [x, w, m]) => {
+    const h = scale(t, x!, 1.3);
+    const r = rope(t, h, { positions: Int32Array.from([0, 3, 1]), heads: 2, headDim: 4, theta: 100 });
+    const n = rmsNorm(t, r, w!, 1e-5);
+    const s = add(t, swiglu(t, n, r), mul(t, h, h));
+    return add(t, linear(t, s, m!), add(t, r, n));
+  });
+  check('chained intermediates (gradients written once, directly)', [[3, 8], [8], [8, 8], [8, 8]], (t, [x, w, m1, m2]) => {
+    const r = rope(t, scale(t, x!, 1.3), { positions: Int32Array.from([2, 0, 1]), heads: 2, headDim: 4, theta: 100 });
+    const n = rmsNorm(t, r, w!, 1e-5);
+    const s = swiglu(t, linear(t, n, m1!), linear(t, n, m2!));
+    return mul(t, s, add(t, n, scale(t, s, 0.5)));
+  });
   check('attention with per-sequence prefixes', [[6, 8], [6, 4], [6, 4], [8, 4], [8, 4]], (t, [q, k, v, pk, pv]) =>
     attention(t, q!, k!, v!, { ...attn, prefix: { k: pk!, v: pv!, seqLen: 4, lengths: [4, 2], index: [1, 0] } }));
 }

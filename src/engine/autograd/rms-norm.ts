@@ -12,11 +12,16 @@ export function rmsNorm(tape: Tape, x: Tensor, weight: Tensor, eps: number): Ten
   k.rmsNorm(x.data, weight.data, out.data, invRms, rows, d, eps);
   tape.onBackward(out, () => {
     // The kernel overwrites dx and accumulates dWeight; route around what we do not need.
-    const dx = tape.temp(x.size);
+    // dx goes straight into x's gradient while x has none yet.
+    const sink = x.requiresGrad ? tape.gradSink(x) : null;
+    const direct = sink !== null && !sink.accumulate;
+    const dx = direct ? sink.grad : tape.temp(x.size);
     const dWeight = weight.requiresGrad ? tape.gradOf(weight) : tape.temp(d);
     k.rmsNormBackward(x.data, weight.data, invRms, out.grad!, dx, dWeight, rows, d);
-    if (x.requiresGrad) k.axpy(1, dx, tape.gradOf(x));
-    tape.release(dx);
+    if (!direct) {
+      if (sink) k.axpy(1, dx, sink.grad);
+      tape.release(dx);
+    }
     if (!weight.requiresGrad) tape.release(dWeight);
   });
   return out;

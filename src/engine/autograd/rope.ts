@@ -17,6 +17,11 @@ export function rope(tape: Tape, x: Tensor, options: { positions: Int32Array; he
   out.data.set(x.data);
   k.rope(out.data, positions, tokens, heads, headDim, theta, false);
   tape.onBackward(out, () => {
+    // While x has no gradient yet it takes over out's and rotates it in place.
+    if (tape.moveGrad(out, x)) {
+      k.rope(x.grad!, positions, tokens, heads, headDim, theta, true);
+      return;
+    }
     const g = tape.temp(x.size);
     g.set(out.grad!);
     k.rope(g, positions, tokens, heads, headDim, theta, true);

@@ -9,13 +9,16 @@ export function swiglu(tape: Tape, gate: Tensor, up: Tensor): Tensor {
   const out = tape.output(gate.shape, [gate, up]);
   k.swiglu(gate.data, up.data, out.data);
   tape.onBackward(out, () => {
-    const dGate = tape.temp(gate.size);
-    const dUp = tape.temp(up.size);
+    // The kernel overwrites both: an input with no gradient yet receives it directly.
+    const sinks = [gate, up].map((t) => (t.requiresGrad ? tape.gradSink(t) : null));
+    const [dGate, dUp] = sinks.map((s, i) => (s && !s.accumulate ? s.grad : tape.temp([gate, up][i]!.size))) as [Float32Array, Float32Array];
     k.swigluBackward(gate.data, up.data, out.grad!, dGate, dUp);
-    if (gate.requiresGrad) k.axpy(1, dGate, tape.gradOf(gate));
-    if (up.requiresGrad) k.axpy(1, dUp, tape.gradOf(up));
-    tape.release(dGate);
-    tape.release(dUp);
+    [dGate, dUp].forEach((d, i) => {
+      const s = sinks[i];
+      if (s && !s.accumulate) return;
+      if (s) k.axpy(1, d, s.grad);
+      tape.release(d);
+    });
   });
   return out;
 }

@@ -93,6 +93,33 @@ export class Tape {
   }
 
   /**
+   * Where an op's backward writes the gradient of input `t` in one go. While `t` is an
+   * intermediate of this tape that has no gradient yet, this hands out an array with
+   * unspecified contents (`accumulate: false`): the op must overwrite every element, which
+   * saves zero-filling the array and reading it back. Otherwise it is `gradOf(t)` and the op
+   * adds into it. (Leaves such as parameters always accumulate.)
+   */
+  gradSink(t: Tensor): { grad: Float32Array; accumulate: boolean } {
+    if (t.grad || !this.ownedTensors.has(t)) return { grad: this.gradOf(t), accumulate: true };
+    t.grad = this.pool.take(t.size, false);
+    return { grad: t.grad, accumulate: false };
+  }
+
+  /**
+   * Hands the gradient of `from` (an op's output, inside that op's backward) to its input
+   * `to` when `to` has no gradient yet and d(to) = d(from) elementwise, or any op's backward
+   * transforms it in place (residual adds, RoPE): no copy, no zero-fill. Returns false, and
+   * changes nothing, when `to` already has a gradient (or is a leaf): then accumulate into
+   * `gradOf(to)` as usual. `from.grad` is gone afterwards, so call this last.
+   */
+  moveGrad(from: Tensor, to: Tensor): boolean {
+    if (to.grad || !from.grad || from.size !== to.size || !this.ownedTensors.has(to) || !this.ownedTensors.has(from)) return false;
+    to.grad = from.grad;
+    from.grad = null;
+    return true;
+  }
+
+  /**
    * Back-propagates from `root`. `gradRoot` is d(loss)/d(root); omit it for a scalar root
    * (then it is 1). A learner whose loss is a plain function of per-token logprobs can pass
    * its own d(loss)/d(logprobs) here instead of building the loss from ops.
