@@ -9,12 +9,12 @@
  *   since a dataset has no "reference tester"). Without a `solution` the coder answers
  *   `print()`, which fails, so missing references show up as failures, not as passes.
  */
+import type { ProblemSet } from '../../datasets/problem-set.js';
 import type { StdioProblem } from '../../datasets/stdio-problem.js';
 import { recogniseStdioQuestion } from '../../datasets/synthetic-stdio.js';
 import type { ReferenceResponder, ScriptedResponder } from '../types.js';
 import { formatCompactCases } from './parse-test-cases.js';
 import { readTaskIdLine } from './task-id.js';
-import type { Split } from '../types.js';
 
 const isCompact = (prompt: string) => /\n[CT]:$/.test(prompt);
 
@@ -41,11 +41,11 @@ export const scriptedCodePlayer: ScriptedResponder = ({ role, prompt, skill, rng
   return wrapCode(rng.next() < skill ? known.template.solution(known.k) : known.template.wrong(known.k), prompt);
 };
 
-export function codeReferencePlayer(problem: (split: Split, index: number) => StdioProblem): ReferenceResponder {
+export function codeReferencePlayer(problems: ProblemSet<StdioProblem>): ReferenceResponder {
   return ({ role, prompt }) => {
     const id = readTaskIdLine('code', prompt);
     if (!id) return '';
-    const p = problem(id.split, id.index);
+    const p = problems.get(id.index, id.split);
     if (role === 'tester') return wrapCases(p.tests, prompt, true);
     return wrapCode(p.solution ?? 'print()', prompt);
   };

@@ -13,9 +13,9 @@ import type { TaskDefinition, Team } from '../types.js';
 import { CodeEnv } from './code-env.js';
 import { codeReferencePlayer, scriptedCodePlayer } from './code-players.js';
 import { createCoderRole, createTesterRole } from './code-roles.js';
+import { problemSource } from './problem-source.js';
 import type { CaseResult } from './run-stdio-batch.js';
 import { SandboxMemo } from './shared-sandbox.js';
-import { taskIdOf } from './task-id.js';
 
 export const codeOptionsSchema = z.strictObject({
   /** Stdin/stdout JSONL (question, tests, optional solution); absent = built-in synthetic set. */
@@ -46,20 +46,13 @@ export const codeTask: TaskDefinition<CodeEnv, CodeOptions> = {
   defaultMaxTurns: 2,
   teamRoles: ['coder', 'tester'],
   createSource(options, seed) {
-    const set = problems(options, seed);
     const memo = new SandboxMemo<CaseResult[]>();
-    return {
-      ...(set.size === undefined ? {} : { size: set.size }),
-      make: (index, split) => new CodeEnv({ taskId: taskIdOf('code', split, index), problem: set.get(index, split), memo }),
-    };
+    return problemSource({ task: 'code', set: problems(options, seed), make: (problem, taskId) => new CodeEnv({ taskId, problem, memo }) });
   },
   createTeam(_options, team): Team<CodeEnv> {
     const roles = team.variant === 'team' ? [createCoderRole('coder', team.format, false), createTesterRole(team.format)] : [createCoderRole('agent', team.format, true)];
     return { name: `code-${team.variant}`, roles, order: team.order, maxTurns: team.maxTurns, alpha: team.alpha, globalReward: codeGlobalReward };
   },
   scripted: scriptedCodePlayer,
-  createReference(options, seed) {
-    const set = problems(options, seed);
-    return codeReferencePlayer((split, index) => set.get(index, split));
-  },
+  createReference: (options, seed) => codeReferencePlayer(problems(options, seed)),
 };

@@ -11,9 +11,10 @@
  *   structure, syntax and full tests, but no cooperation credit.
  */
 import type { HumanEvalProblem } from '../../datasets/humaneval-problem.js';
+import type { ProblemSet } from '../../datasets/problem-set.js';
 import { recogniseFunctionPrompt } from '../../datasets/synthetic-functions.js';
 import { readTaskIdLine } from '../code/task-id.js';
-import type { ReferenceResponder, ScriptedResponder, Split } from '../types.js';
+import type { ReferenceResponder, ScriptedResponder } from '../types.js';
 
 const isCompact = (prompt: string) => /\n(aux|main|agent):$/.test(prompt);
 const wrap = (code: string, prompt: string) => (isCompact(prompt) ? code : `\`\`\`python\n${code}\n\`\`\`\n`);
@@ -37,11 +38,11 @@ export const scriptedCoopPlayer: ScriptedResponder = ({ role, prompt, skill, rng
   );
 };
 
-export function coopReferencePlayer(problem: (split: Split, index: number) => HumanEvalProblem): ReferenceResponder {
+export function coopReferencePlayer(problems: ProblemSet<HumanEvalProblem>): ReferenceResponder {
   return ({ role, prompt }) => {
     const id = readTaskIdLine('coop-code', prompt);
     if (!id) return '';
-    const p = problem(id.split, id.index);
+    const p = problems.get(id.index, id.split);
     const canonical = p.canonicalSolution ?? '    return None\n';
     if (role === 'agent') return canonical;
     if (role === 'aux') return wrap('def aux(x):\n    return x', prompt);

@@ -12,7 +12,7 @@ import { readHumanEval } from '../../datasets/humaneval-problem.js';
 import { problemSet } from '../../datasets/problem-set.js';
 import { syntheticFunctionProblem } from '../../datasets/synthetic-functions.js';
 import { SandboxMemo } from '../code/shared-sandbox.js';
-import { taskIdOf } from '../code/task-id.js';
+import { problemSource } from '../code/problem-source.js';
 import type { TaskDefinition, Team, TeamOptions } from '../types.js';
 import { chatAdviceSource, type AdviceSource } from './advice-source.js';
 import { CoopCodeEnv, type CoopShared } from './coop-env.js';
@@ -68,10 +68,7 @@ export function createCoopSource(options: CoopCodeOptions, seed: number, advice?
     transition: options.transition,
     ...(source ? { advice: source } : {}),
   };
-  return {
-    ...(set.size === undefined ? {} : { size: set.size }),
-    make: (index: number, split: 'train' | 'eval') => new CoopCodeEnv(taskIdOf('coop-code', split, index), set.get(index, split), shared),
-  };
+  return problemSource({ task: 'coop-code', set, make: (problem, taskId) => new CoopCodeEnv(taskId, problem, shared) });
 }
 
 /** Team: the joint 4-level reward; single: the share of asserts passed. */
@@ -118,8 +115,5 @@ export const coopCodeTask: TaskDefinition<CoopCodeEnv, CoopCodeOptions> = {
     return { name: `coop-code-${team.variant}`, roles, order: team.order, maxTurns: team.maxTurns, alpha: team.alpha, globalReward: coopGlobalReward };
   },
   scripted: scriptedCoopPlayer,
-  createReference(options, seed) {
-    const set = problems(options, seed);
-    return coopReferencePlayer((split, index) => set.get(index, split));
-  },
+  createReference: (options, seed) => coopReferencePlayer(problems(options, seed)),
 };

@@ -11,7 +11,7 @@ import { problemSet } from '../../datasets/problem-set.js';
 import { syntheticMathProblem } from '../../datasets/synthetic-math.js';
 import type { RunResult } from '../../sandbox/types.js';
 import { SandboxMemo } from '../code/shared-sandbox.js';
-import { taskIdOf } from '../code/task-id.js';
+import { problemSource } from '../code/problem-source.js';
 import type { TaskDefinition, Team } from '../types.js';
 import { MathEnv } from './math-env.js';
 import { mathReferencePlayer, scriptedMathPlayer } from './math-players.js';
@@ -44,20 +44,13 @@ export const mathTask: TaskDefinition<MathEnv, MathOptions> = {
   defaultMaxTurns: 3,
   teamRoles: ['tool', 'reasoning'],
   createSource(options, seed) {
-    const set = problems(options, seed);
     const memo = new SandboxMemo<RunResult>();
-    return {
-      ...(set.size === undefined ? {} : { size: set.size }),
-      make: (index, split) => new MathEnv(taskIdOf('math', split, index), set.get(index, split), memo),
-    };
+    return problemSource({ task: 'math', set: problems(options, seed), make: (problem, taskId) => new MathEnv(taskId, problem, memo) });
   },
   createTeam(_options, team): Team<MathEnv> {
     const roles = team.variant === 'team' ? [createToolRole(team.format), createReasoningRole('reasoning', team.format)] : [createReasoningRole('agent', team.format)];
     return { name: `math-${team.variant}`, roles, order: team.order, maxTurns: team.maxTurns, alpha: team.alpha, globalReward: mathGlobalReward };
   },
   scripted: scriptedMathPlayer,
-  createReference(options, seed) {
-    const set = problems(options, seed);
-    return mathReferencePlayer((split, index) => set.get(index, split));
-  },
+  createReference: (options, seed) => mathReferencePlayer(problems(options, seed)),
 };

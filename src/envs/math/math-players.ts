@@ -6,9 +6,10 @@
  *   answer, reasoning (or agent) writes it in \boxed{}.
  */
 import type { MathProblem } from '../../datasets/math-problem.js';
+import type { ProblemSet } from '../../datasets/problem-set.js';
 import { solveSyntheticMath } from '../../datasets/synthetic-math.js';
 import { readTaskIdLine } from '../code/task-id.js';
-import type { ReferenceResponder, ScriptedResponder, Split } from '../types.js';
+import type { ReferenceResponder, ScriptedResponder } from '../types.js';
 
 const isCompact = (prompt: string) => /\n(tool|reasoning|agent):$/.test(prompt);
 
@@ -26,9 +27,9 @@ export const scriptedMathPlayer: ScriptedResponder = ({ role, prompt, skill, rng
   return answerAs(role, rng.next() < skill ? solved : wrong, prompt);
 };
 
-export function mathReferencePlayer(problem: (split: Split, index: number) => MathProblem): ReferenceResponder {
+export function mathReferencePlayer(problems: ProblemSet<MathProblem>): ReferenceResponder {
   return ({ role, prompt }) => {
     const id = readTaskIdLine('math', prompt);
-    return id ? answerAs(role, problem(id.split, id.index).answer, prompt) : '';
+    return id ? answerAs(role, problems.get(id.index, id.split).answer, prompt) : '';
   };
 }
