@@ -4,6 +4,7 @@ import { Rng } from '../../util/rng.js';
 import { createReferenceKernels } from '../kernels/reference.js';
 import { Tensor } from '../tensor.js';
 import { attention } from './attention.js';
+import { scale } from './elementwise.js';
 import { randomLeaf } from './grad-check.js';
 import { Tape } from './tape.js';
 
@@ -59,6 +60,62 @@ test('attention equals textbook causal GQA attention, with and without a prefix'
       expected.forEach((row, t) => row.forEach((x, i) => assert.ok(Math.abs(x - got[t]![i]!) < 1e-5, `b${b} t${t} [${i}] prefix=${withPrefix}: ${got[t]![i]} vs ${x}`)));
     }
     tape.dispose();
+  }
+});
+
+test('causal row blocks: every block size gives the textbook result, bit-identical forwards', () => {
+  const rng = new Rng(5);
+  const [B, T, nh, nkv, hd, Tp] = [2, 7, 4, 2, 3, 5];
+  const q = randomLeaf(kernels, [B * T, nh * hd], rng);
+  const k = randomLeaf(kernels, [B * T, nkv * hd], rng);
+  const v = randomLeaf(kernels, [B * T, nkv * hd], rng);
+  const pk = randomLeaf(kernels, [2 * Tp, nkv * hd], rng);
+  const pv = randomLeaf(kernels, [2 * Tp, nkv * hd], rng);
+  const prefix = { k: pk, v: pv, seqLen: Tp, lengths: [5, 2], index: [0, 1] };
+  for (const withPrefix of [false, true]) {
+    let first: Float32Array | undefined;
+    for (const rowBlock of [1, 2, 3, 7, 64]) {
+      const tape = new Tape(kernels, { grad: false });
+      const out = attention(tape, q, k, v, { batch: B, seqLen: T, heads: nh, kvHeads: nkv, headDim: hd, prefix: withPrefix ? prefix : undefined, rowBlock });
+      for (let b = 0; b < B; b++) {
+        const lp = withPrefix ? prefix.lengths[b]! : 0;
+        const keys = [...rowsOf(pk, b * Tp, lp), ...rowsOf(k, b * T, T)];
+        const values = [...rowsOf(pv, b * Tp, lp), ...rowsOf(v, b * T, T)];
+        const expected = naive(q.data, keys, values, { T, nh, nkv, hd, lp }, b * T);
+        const got = rowsOf(out, b * T, T);
+        expected.forEach((row, t) => row.forEach((x, i) => assert.ok(Math.abs(x - got[t]![i]!) < 1e-5, `rowBlock ${rowBlock} b${b} t${t} [${i}]: ${got[t]![i]} vs ${x}`)));
+      }
+      // Masked scores are exact zeros, so skipping them changes no forward bit.
+      if (first) assert.deepEqual(out.data, first, `rowBlock ${rowBlock} prefix=${withPrefix}`);
+      else first = Float32Array.from(out.data);
+      tape.dispose();
+    }
+  }
+});
+
+test('attention gradients agree across row block sizes, into fresh and accumulated gradients', () => {
+  const rng = new Rng(9);
+  const [B, T, nh, nkv, hd] = [2, 9, 2, 1, 4];
+  const leaves = [[B * T, nh * hd], [B * T, nkv * hd], [B * T, nkv * hd]].map((s) => randomLeaf(kernels, s, rng));
+  const dOut = Float32Array.from({ length: B * T * nh * hd }, () => rng.next() - 0.5);
+  const gradsFor = (rowBlock: number, fresh: boolean): Float32Array[] => {
+    for (const t of leaves) (t.grad ??= new Float32Array(t.size)).fill(0.25); // leaves accumulate onto what is there
+    const tape = new Tape(kernels);
+    // fresh: q, k, v are tape intermediates (scale by 1), whose gradients attention writes directly
+    const [q, k, v] = fresh ? leaves.map((t) => scale(tape, t, 1)) : leaves;
+    const out = attention(tape, q!, k!, v!, { batch: B, seqLen: T, heads: nh, kvHeads: nkv, headDim: hd, rowBlock });
+    tape.backward(out, dOut);
+    tape.dispose();
+    return leaves.map((t) => Float32Array.from(t.grad!));
+  };
+  const reference = gradsFor(T, false);
+  assert.ok(reference[0]!.some((x) => Math.abs(x - 0.25) > 1e-3), 'the gradient is not trivial');
+  for (const rowBlock of [1, 4, T]) {
+    for (const fresh of [false, true]) {
+      gradsFor(rowBlock, fresh).forEach((g, i) => g.forEach((x, j) => {
+        assert.ok(Math.abs(x - reference[i]![j]!) < 1e-5, `rowBlock ${rowBlock} fresh=${fresh} input ${i} [${j}]: ${x} vs ${reference[i]![j]}`);
+      }));
+    }
   }
 });
 

@@ -55,6 +55,10 @@ export function runOpGradChecks(label: string, makeKernels: () => Promise<Kernel
   check('attention (GQA, causal)', [[6, 8], [6, 4], [6, 4]], (t, [q, k, v]) => attention(t, q!, k!, v!, attn));
   check('attention with a shared prefix of different lengths', [[6, 8], [6, 4], [6, 4], [8, 4], [8, 4]], (t, [q, k, v, pk, pv]) =>
     attention(t, q!, k!, v!, { ...attn, prefix: { k: pk!, v: pv!, seqLen: 4, lengths: [4, 2], index: [1, 1] } }));
+  // Several causal row blocks (of 2 rows; T = 5) with a prefix, on tape intermediates so the
+  // gradients of q, k, v are written directly rather than accumulated.
+  check('attention in row blocks, with a prefix', [[10, 8], [10, 4], [10, 4], [8, 4], [8, 4]], (t, [q, k, v, pk, pv]) =>
+    attention(t, scale(t, q!, 1), scale(t, k!, 1), scale(t, v!, 1), { ...attn, seqLen: 5, rowBlock: 2, prefix: { k: pk!, v: pv!, seqLen: 4, lengths: [3, 1], index: [1, 0] } }));
   // An intermediate that feeds several ops: the first backward writes its gradient, the
   // others accumulate (add passes its array on, rope rotates it in place, rmsNorm, swiglu,
   // mul and linear write into it or add).
