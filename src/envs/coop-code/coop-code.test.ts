@@ -128,30 +128,24 @@ test('chatAdviceSource posts a chat completion and reads choices[0].message.cont
 });
 
 test('coop-code through the tree rollout: scripted skill 1 solves every task; sequential main earns the full 4.0', async () => {
-  const { episodes, samples } = await rollout({
-    team: coopCodeTask.createTeam(options, team({ format: 'compact', maxTurns: 1 })),
-    source: coopCodeTask.createSource(options, 3),
-    tasks: [0, 1, 2],
-    policyFor: scriptedPolicies(coopCodeTask.scripted, 1),
-    options: { mode: 'tree', k: 2, temperature: 1, topP: 1, topK: 0, maxTokens: 100, stop: ['\n'] },
-    seed: 1,
-    step: 0,
-  });
+  const play = (order: TeamOptions['order']) =>
+    rollout({
+      team: coopCodeTask.createTeam(options, team({ format: 'compact', maxTurns: 1, order })),
+      source: coopCodeTask.createSource(options, 3),
+      tasks: [0, 1, 2],
+      policyFor: scriptedPolicies(coopCodeTask.scripted, 1),
+      options: { mode: 'tree', k: 2, temperature: 1, topP: 1, topK: 0, maxTokens: 100, stop: ['\n'] },
+      seed: 1,
+      step: 0,
+    });
+  const { episodes, samples } = await play('parallel');
   assert.ok(episodes.every((e) => e.success));
   // Parallel turns: branches are scored against the start-of-turn state, where the other
   // function does not exist yet: aux alone gets 0.4 (stop at structure); main alone gets
   // 0.6 + 0.5 and only the asserts that never reach aux (an empty list), no cooperation.
   assert.ok(samples.filter((s) => s.role === 'aux').every((s) => s.reward.global === 0.4));
   assert.ok(samples.filter((s) => s.role === 'main').every((s) => s.reward.global >= 1.1 - 1e-9 && s.reward.global < 2.1));
-  const seq = await rollout({
-    team: coopCodeTask.createTeam(options, team({ format: 'compact', maxTurns: 1, order: 'sequential' })),
-    source: coopCodeTask.createSource(options, 3),
-    tasks: [0, 1, 2],
-    policyFor: scriptedPolicies(coopCodeTask.scripted, 1),
-    options: { mode: 'tree', k: 2, temperature: 1, topP: 1, topK: 0, maxTokens: 100, stop: ['\n'] },
-    seed: 1,
-    step: 0,
-  });
+  const seq = await play('sequential');
   assert.ok(seq.samples.filter((s) => s.role === 'main').every((s) => s.reward.global === 4), 'sequential: main sees aux, full 4.0');
 });
 
