@@ -39,14 +39,28 @@ test('an openai section must serve some role; openai.roles only picks the served
   assert.equal(resolve({ tasks: toy, policy: { kind: 'openai', openai } }).policy.kind, 'openai');
 });
 
-test('--set policy.kind sets aside the file keys of the old kind, but not keys given by --set', () => {
+test('--set policy.kind sets aside the file keys of the old kind (back to their defaults), but not keys given by --set', () => {
   // The examples' pattern: a scripted file trained or evaluated with another kind.
-  const file = { tasks: toy, policy: { kind: 'scripted', skill: 0.5 } };
-  assert.equal(resolve(file, ['policy.kind=embedded']).policy.kind, 'embedded');
+  const file = { tasks: toy, policy: { kind: 'scripted', skill: 0.9 } };
+  const trained = resolve(file, ['policy.kind=embedded']);
+  assert.deepEqual([trained.policy.kind, trained.policy.skill], ['embedded', 0.5], 'the skill that acts nowhere is reset');
   assert.equal(resolve(file, ['policy.kind=reference']).policy.kind, 'reference');
-  assert.match(configError(() => resolve(file, ['policy.kind=embedded', 'policy.skill=0.9'])), /policy\.skill: has no effect here.*\(from --set policy\.skill=0\.9\)/);
+  assert.match(configError(() => resolve(file, ['policy.kind=embedded', 'policy.skill=0.8'])), /policy\.skill: has no effect here.*\(from --set policy\.skill=0\.8\)/);
   // Without the switch the same file contradiction is reported.
-  assert.match(configError(() => resolve({ tasks: toy, policy: { kind: 'embedded', skill: 0.5 } })), /policy\.skill/);
+  assert.match(configError(() => resolve({ tasks: toy, policy: { kind: 'embedded', skill: 0.9 } })), /policy\.skill/);
+});
+
+test('a key spelled out at its default is not a mistake: a resolved config (a run folder\'s config.yaml) resolves again', () => {
+  assert.equal(resolve({ tasks: toy, policy: { kind: 'embedded', skill: 0.5, map: 'shared' } }).policy.kind, 'embedded');
+  for (const [file, sets] of [
+    [{ tasks: toy, policy: { kind: 'embedded', map: 'per-role' }, train: { kl_coef: 0 } }, []],
+    [{ tasks: toy, algorithm: 'magrpo', team: { variant: 'single' } }, []],
+    [{ tasks: toy, policy: { kind: 'scripted', skill: 0.9 } }, ['policy.kind=embedded']],
+  ] as Array<[Record<string, unknown>, string[]]>) {
+    const { magrpo, ...saved } = resolve(file, sets);
+    const again = resolveConfig(JSON.parse(JSON.stringify(file.algorithm === 'magrpo' ? { ...saved, magrpo } : saved)));
+    assert.deepEqual(again, resolve(file, sets));
+  }
 });
 
 test('model.path loads a folder: fresh-model sizes and the warm start would do nothing', () => {
@@ -78,6 +92,7 @@ test('keys that depend on another key of their section: warm start off, lora map
 
 test('unset keys never count: defaults of every section resolve for every kind', () => {
   for (const kind of ['scripted', 'embedded', 'reference']) assert.equal(resolve({ tasks: toy, policy: { kind } }).policy.kind, kind);
+  assert.equal(resolve({ tasks: toy, policy: { kind: 'embedded' }, model: { path: 'm' } }).model.path, 'm');
   assert.equal(resolve({ tasks: toy, algorithm: 'magrpo' }).train.loss, 'reinforce');
   // Training sections under a kind that does not train are harmless (troupe train reads them).
   assert.equal(resolve({ tasks: toy, policy: { kind: 'scripted' }, model: { hidden: 32 }, train: { steps: 3 } }).model.hidden, 32);

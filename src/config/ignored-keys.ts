@@ -3,11 +3,13 @@
  * "config keys must never be silent no-ops", so each is an error naming the key, why it does
  * nothing there and the fix.
  *
- * Only keys the config SETS count (a default that goes unused is not a user's mistake), and a
- * `--set` that changes the deciding key sets the file's dependent keys aside: the examples set
- * `policy.skill` for their scripted player, and `--set policy.kind=embedded` on such a file
- * means "train this config instead", not "and keep the skill". A dependent key given by `--set`
- * itself is always checked.
+ * Only keys the config SETS to a value other than their default count: an unused default is
+ * not a user's mistake, and a run folder's config.yaml spells out every default. A `--set` that
+ * changes the deciding key sets the file's dependent keys aside (they are reset to their
+ * defaults, which changes nothing since they act nowhere): the examples set `policy.skill` for
+ * their scripted player, and `--set policy.kind=embedded` on such a file means "train this
+ * config instead", not "and keep the skill". A dependent key given by `--set` itself is always
+ * checked.
  *
  * Harmless by design (not errors): the `model`, `warm_start` and `train` sections under a kind
  * other than embedded, and `train` under `troupe rollout` / `troupe eval` (one run config
@@ -15,7 +17,7 @@
  * `top_p`, `top_k`) under the scripted and reference players, which do not sample tokens.
  * docs/config.md lists the rules.
  */
-import type { ParsedConfig } from './config-schema.js';
+import { sections, type ParsedConfig } from './config-schema.js';
 import type { Override } from './resolve-config.js';
 
 export interface KeyProblem {
@@ -140,16 +142,60 @@ function fromOverride(path: string, overrides: readonly Override[]): boolean {
   return overrides.some((o) => path === o.key || path.startsWith(`${o.key}.`));
 }
 
-export function ignoredKeys(object: Record<string, unknown>, config: IgnoredKeyInput, overrides: readonly Override[]): KeyProblem[] {
+/** The value at the dotted `path` of a nested object, or undefined. */
+export function valueAt(object: unknown, path: string): unknown {
+  let node = object;
+  for (const part of path.split('.')) {
+    if (!isPlainObject(node)) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+/** Every section with its defaults filled, for "is this value the default?". */
+const DEFAULTS: Record<string, unknown> = Object.fromEntries(Object.entries(sections).map(([name, schema]) => [name, schema.parse(undefined)]));
+
+export interface IgnoredKeys {
+  readonly problems: KeyProblem[];
+  /** File keys set aside by a `--set` of their deciding key: the caller resets them to defaults. */
+  readonly setAside: string[];
+}
+
+/**
+ * Checks `config` (parsed values, algorithm defaults applied) against the raw `object` it came
+ * from. `orderDefault` is team.order's default under the config's algorithm.
+ */
+export function ignoredKeys(
+  object: Record<string, unknown>,
+  config: IgnoredKeyInput,
+  options: { overrides: readonly Override[]; orderDefault: string },
+): IgnoredKeys {
   const problems: KeyProblem[] = [];
+  const setAside: string[] = [];
+  const defaultOf = (key: string) => (key === 'team.order' ? options.orderDefault : valueAt(DEFAULTS, key));
+  const isSet = (key: string) => setsPath(object, key) && JSON.stringify(valueAt(config, key)) !== JSON.stringify(defaultOf(key));
   for (const rule of rules) {
     if (rule.applies(config)) continue;
-    const switchedBySet = rule.decidedBy.some((d) => fromOverride(d, overrides));
+    const switchedBySet = rule.decidedBy.some((d) => fromOverride(d, options.overrides));
     for (const key of rule.keys) {
-      if (!setsPath(object, key) || problems.some((p) => p.path === key)) continue;
-      if (switchedBySet && !fromOverride(key, overrides)) continue;
-      problems.push({ path: key, message: `has no effect here: ${rule.why(config)}` });
+      if (!isSet(key) || problems.some((p) => p.path === key) || setAside.includes(key)) continue;
+      if (switchedBySet && !fromOverride(key, options.overrides)) setAside.push(key);
+      else problems.push({ path: key, message: `has no effect here: ${rule.why(config)}` });
     }
   }
-  return problems;
+  return { problems, setAside };
+}
+
+/** `config` with each of `paths` back at its default (a copy; sections are copied on the way). */
+export function resetToDefaults<T extends Record<string, unknown>>(config: T, paths: readonly string[]): T {
+  const out: Record<string, unknown> = { ...config };
+  for (const path of paths) {
+    const [section, ...rest] = path.split('.');
+    let node = (out[section!] = { ...(out[section!] as Record<string, unknown>) });
+    for (const part of rest.slice(0, -1)) node = node[part] = { ...(node[part] as Record<string, unknown>) };
+    const value = valueAt(DEFAULTS, path);
+    if (value === undefined) delete node[rest.at(-1)!];
+    else node[rest.at(-1)!] = structuredClone(value);
+  }
+  return out as T;
 }

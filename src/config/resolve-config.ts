@@ -8,7 +8,7 @@ import { getTask, taskNames } from '../envs/registry.js';
 import { TroupeError } from '../util/errors.js';
 import { configSchema, type ParsedConfig } from './config-schema.js';
 import { formatIssues } from './format-issues.js';
-import { ignoredKeys } from './ignored-keys.js';
+import { ignoredKeys, resetToDefaults } from './ignored-keys.js';
 import { resolveJointOptions } from '../rollout/joint-options.js';
 import type { JointOptions, RolloutMode } from '../rollout/types.js';
 
@@ -101,6 +101,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
     }
   }
 
+  let setAside: string[] = [];
   if (parsed.success) {
     const { algorithm, rollout, team, policy, model, warm_start, train, magrpo } = parsed.data;
     if (rollout.mode !== undefined && rollout.mode !== modeOfAlgorithm[algorithm]) {
@@ -121,7 +122,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
         message: `algorithm magrpo plays the roles in parallel (each samples G responses from its own prompt), got ${JSON.stringify(team.order)}; set team.order: parallel or drop the key`,
       });
     }
-    const resolved = {
+    const values = {
       policy,
       model,
       warm_start,
@@ -129,7 +130,9 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
       train: { ...train, loss: resolvedLoss(object, algorithm, train.loss) },
       magrpo: algorithm === 'magrpo' ? resolveJointOptions(magrpo) : undefined,
     };
-    problems.push(...ignoredKeys(object, resolved, options.overrides ?? []));
+    const ignored = ignoredKeys(object, values, { overrides: options.overrides ?? [], orderDefault: algorithmDefaults[algorithm].order ?? 'sequential' });
+    problems.push(...ignored.problems);
+    setAside = ignored.setAside;
   }
 
   if (problems.length > 0 || !parsed.success || !tasks) {
@@ -138,7 +141,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
     const body = lines.length === 1 ? lines[0] : `${lines.length} problems:\n  ${lines.join('\n  ')}`;
     throw new TroupeError('config', `${where}: ${body}`);
   }
-  const { name, ...config } = parsed.data;
+  const { name, ...config } = resetToDefaults(parsed.data, setAside);
   const defaults = algorithmDefaults[config.algorithm];
   return {
     name: name ?? tasks.name,
