@@ -70,6 +70,7 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
   const rep = nh / nkv;
   const scale = 1 / Math.sqrt(hd);
   const kern = tape.kernels;
+  const heap = kernelHeap(kern);
   const R = options.rowBlock ?? ATTENTION_ROW_BLOCK;
   if (!Number.isInteger(R) || R < 1) throw new TroupeError('engine', `attention: rowBlock must be a positive integer, got ${R}`);
 
@@ -105,16 +106,16 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
     const lp = prefixLen[b]!;
     const S = lp + T;
     const qBase = b * nh * T * hd;
-    for (let h = 0; h < nh; h++) copyRows(q.data, b * T * qw + h * hd, qw, qh, qBase + h * T * hd, hd, T, hd);
+    for (let h = 0; h < nh; h++) copyRows(heap, q.data, b * T * qw + h * hd, qw, qh, qBase + h * T * hd, hd, T, hd);
     for (let g = 0; g < nkv; g++) {
       const dst = kOff[b]! + g * S * hd;
       if (lp > 0) {
         const row = prefix!.index[b]! * prefix!.seqLen;
-        copyRows(prefix!.k.data, row * kw + g * hd, kw, kh, dst, hd, lp, hd);
-        copyRows(prefix!.v.data, row * kw + g * hd, kw, vh, dst, hd, lp, hd);
+        copyRows(heap, prefix!.k.data, row * kw + g * hd, kw, kh, dst, hd, lp, hd);
+        copyRows(heap, prefix!.v.data, row * kw + g * hd, kw, vh, dst, hd, lp, hd);
       }
-      copyRows(k.data, b * T * kw + g * hd, kw, kh, dst + lp * hd, hd, T, hd);
-      copyRows(v.data, b * T * kw + g * hd, kw, vh, dst + lp * hd, hd, T, hd);
+      copyRows(heap, k.data, b * T * kw + g * hd, kw, kh, dst + lp * hd, hd, T, hd);
+      copyRows(heap, v.data, b * T * kw + g * hd, kw, vh, dst + lp * hd, hd, T, hd);
     }
     for (let h = 0; h < nh; h++) {
       const g = Math.floor(h / rep);
@@ -130,7 +131,7 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
         kern.matmul({ a: pB, b: vh.subarray(kvAt, kvAt + sb * hd), c: oh.subarray(r0 * hd, (r0 + rb) * hd), m: rb, n: hd, k: sb });
         pAt += rb * sb;
       }
-      copyRows(oh, 0, hd, out.data, b * T * qw + h * hd, qw, T, hd);
+      copyRows(heap, oh, 0, hd, out.data, b * T * qw + h * hd, qw, T, hd);
     }
   }
   tape.release(oh);
@@ -158,7 +159,7 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
         const qAt = qBase + h * T * hd;
         const kvAt = kOff[b]! + g * S * hd;
         const headStart = pOff[b]! + h * pHead[b]!;
-        copyRows(dOut, b * T * qw + h * hd, qw, dO, 0, hd, T, hd);
+        copyRows(heap, dOut, b * T * qw + h * hd, qw, dO, 0, hd, T, hd);
         // Last block first: it sees all S keys, so the group's first head overwrites dK and
         // dV there (no zero-fill) and every later product accumulates.
         for (let i = blocks - 1; i >= 0; i--) {
@@ -179,17 +180,17 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
           kern.matmul({ a: dPB, b: kh.subarray(kvAt, kvAt + sb * hd), c: dQ.subarray(r0 * hd, (r0 + rb) * hd), m: rb, n: hd, k: sb }); // dS K
           kern.matmul({ a: dPB, b: qB, c: dKB, m: sb, n: hd, k: rb, transA: true, accumulate: acc }); // dS^T Q
         }
-        if (dq) copyRows(dQ, 0, hd, dq.grad, b * T * qw + h * hd, qw, T, hd, dq.accumulate);
+        if (dq) copyRows(heap, dQ, 0, hd, dq.grad, b * T * qw + h * hd, qw, T, hd, dq.accumulate);
       }
       for (let g = 0; g < nkv; g++) {
         const src = g * S * hd;
         if (lp > 0) {
           const row = prefix!.index[b]! * prefix!.seqLen;
-          if (prefix!.k.requiresGrad) copyRows(dK, src, hd, tape.gradOf(prefix!.k), row * kw + g * hd, kw, lp, hd, true);
-          if (prefix!.v.requiresGrad) copyRows(dV, src, hd, tape.gradOf(prefix!.v), row * kw + g * hd, kw, lp, hd, true);
+          if (prefix!.k.requiresGrad) copyRows(heap, dK, src, hd, tape.gradOf(prefix!.k), row * kw + g * hd, kw, lp, hd, true);
+          if (prefix!.v.requiresGrad) copyRows(heap, dV, src, hd, tape.gradOf(prefix!.v), row * kw + g * hd, kw, lp, hd, true);
         }
-        if (dk) copyRows(dK, src + lp * hd, hd, dk.grad, b * T * kw + g * hd, kw, T, hd, dk.accumulate);
-        if (dv) copyRows(dV, src + lp * hd, hd, dv.grad, b * T * kw + g * hd, kw, T, hd, dv.accumulate);
+        if (dk) copyRows(heap, dK, src + lp * hd, hd, dk.grad, b * T * kw + g * hd, kw, T, hd, dk.accumulate);
+        if (dv) copyRows(heap, dV, src + lp * hd, hd, dv.grad, b * T * kw + g * hd, kw, T, hd, dv.accumulate);
       }
     }
     for (const a of [dO, dQ, dP, dK, dV]) tape.release(a);
@@ -217,18 +218,46 @@ function prefixLength(prefix: AttentionPrefix, b: number): number {
   return lp;
 }
 
+/** What copyRows needs of the WASM kernels' heap (absent for the reference kernels). */
+interface KernelHeap {
+  owns(array: ArrayBufferView): boolean;
+  readonly memory: { readonly buffer: ArrayBufferLike };
+}
+
+function kernelHeap(kernels: unknown): KernelHeap | undefined {
+  const heap = (kernels as { heap?: Partial<KernelHeap> }).heap;
+  return typeof heap?.owns === 'function' && heap.memory ? (heap as KernelHeap) : undefined;
+}
+
 /**
  * Copies (or adds, with `add`) `rows` rows of `width` floats between strided layouts:
  * dst[dstAt + r * dstStride + i] (+)= src[srcAt + r * srcStride + i]. The head-major
- * gathers and scatters of attention. (`set` of a subarray is a memmove: about twice as fast
- * as a float loop for rows of 64.)
+ * gathers and scatters of attention. When both arrays live in the kernels' heap, rows move
+ * with copyWithin on one view of the whole memory: no subarray object per row, about 1.5x
+ * faster than set(subarray) and 2.4x faster than a float loop for rows of 64. (The heap's
+ * arrays may hold different buffer objects of the one memory; its current buffer covers all.)
  */
-function copyRows(src: Float32Array, srcAt: number, srcStride: number, dst: Float32Array, dstAt: number, dstStride: number, rows: number, width: number, add = false): void {
+function copyRows(heap: KernelHeap | undefined, src: Float32Array, srcAt: number, srcStride: number, dst: Float32Array, dstAt: number, dstStride: number, rows: number, width: number, add = false): void {
   if (add) {
     addRows(src, srcAt, srcStride, dst, dstAt, dstStride, rows, width);
     return;
   }
+  if (heap && heap.owns(src) && heap.owns(dst)) {
+    const whole = bufferView(heap.memory.buffer);
+    const s0 = (src.byteOffset >> 2) + srcAt;
+    const d0 = (dst.byteOffset >> 2) + dstAt;
+    for (let r = 0; r < rows; r++) whole.copyWithin(d0 + r * dstStride, s0 + r * srcStride, s0 + r * srcStride + width);
+    return;
+  }
   for (let r = 0; r < rows; r++) dst.set(src.subarray(srcAt + r * srcStride, srcAt + r * srcStride + width), dstAt + r * dstStride);
+}
+
+let lastView: Float32Array | null = null;
+
+/** A Float32Array over all of `buffer` (the last one is kept: kernel memory grows rarely). */
+function bufferView(buffer: ArrayBufferLike): Float32Array {
+  if (lastView?.buffer !== buffer) lastView = new Float32Array(buffer);
+  return lastView;
 }
 
 function addRows(src: Float32Array, srcAt: number, srcStride: number, dst: Float32Array, dstAt: number, dstStride: number, rows: number, width: number): void {
