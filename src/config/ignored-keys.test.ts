@@ -88,6 +88,8 @@ test('keys that depend on another key of their section: warm start off, lora map
   assert.match(configError(() => resolve({ tasks: toy, algorithm: 'magrpo', magrpo: { credit: 'mean' } })), /magrpo\.credit: .*magrpo\.joint: cross/);
   assert.equal(resolve({ tasks: toy, algorithm: 'magrpo', magrpo: { joint: 'cross', credit: 'mean' } }).magrpo.credit, 'mean');
   assert.match(configError(() => resolve({ tasks: toy, team: { variant: 'single', order: 'parallel' } })), /team\.order: .*team\.variant single has one role/);
+  assert.match(configError(() => resolve({ tasks: toy, algorithm: 'magrpo', team: { alpha: 0.5 } })), /team\.alpha: .*scores every response by the joint reward/);
+  assert.equal(resolve({ tasks: toy, team: { alpha: 0.5 } }).team.alpha, 0.5);
 });
 
 test('unset keys never count: defaults of every section resolve for every kind', () => {

@@ -26,7 +26,7 @@ export interface KeyProblem {
 }
 
 /** The values the rules read, after the algorithm's defaults are applied. */
-export type IgnoredKeyInput = Pick<ParsedConfig, 'policy' | 'model' | 'warm_start' | 'team'> & {
+export type IgnoredKeyInput = Pick<ParsedConfig, 'algorithm' | 'policy' | 'model' | 'warm_start' | 'team'> & {
   readonly train: ParsedConfig['train'];
   readonly magrpo: { readonly joint: 'aligned' | 'cross' } | undefined;
 };
@@ -114,6 +114,12 @@ const rules: readonly Rule[] = [
     decidedBy: ['magrpo.joint'],
     applies: (c) => c.magrpo?.joint === 'cross',
     why: () => 'aligned joint actions put each response in one joint action, so sum and mean credit are equal; remove it or set magrpo.joint: cross',
+  },
+  {
+    keys: ['team.alpha'],
+    decidedBy: ['algorithm'],
+    applies: (c) => c.algorithm !== 'magrpo',
+    why: () => "algorithm magrpo scores every response by the joint reward's returns; alpha would only rescale the logged reward.total. Remove it, or use algorithm at-grpo or grpo to mix local rewards in",
   },
   {
     keys: ['team.order'],

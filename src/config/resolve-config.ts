@@ -123,6 +123,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
       });
     }
     const values = {
+      algorithm,
       policy,
       model,
       warm_start,
