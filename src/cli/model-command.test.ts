@@ -61,6 +61,7 @@ test('--text tokenizes with the folder tokenizer; --bos prepends BOS', () => {
     const withBos = modelLogprobs(out, { text, bos: true });
     assert.deepEqual(withBos.ids, [1, ...plain.ids]);
     assertClose(withBos.logprobs, referenceLogprobs(checkpoint, withBos.ids), 1e-4);
+    assert.throws(() => modelLogprobs(out, { ids: plain.ids, bos: true }), /--bos prepends BOS to --text; with --ids, put the BOS id first/);
   });
 });
 

@@ -118,6 +118,9 @@ function tokenIds(options: ModelLogprobsOptions, tokenizer: Tokenizer, config: L
   if ((options.ids === undefined) === (options.text === undefined)) {
     throw new TroupeError('input', 'give exactly one of --ids 1,2,3 or --text "..."');
   }
+  if (options.bos && options.text === undefined) {
+    throw new TroupeError('input', '--bos prepends BOS to --text; with --ids, put the BOS id first in the list yourself');
+  }
   let ids: number[];
   if (options.text !== undefined) {
     ids = tokenizer.encode(options.text);
