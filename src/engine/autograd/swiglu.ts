@@ -9,16 +9,18 @@ export function swiglu(tape: Tape, gate: Tensor, up: Tensor): Tensor {
   const out = tape.output(gate.shape, [gate, up]);
   k.swiglu(gate.data, up.data, out.data);
   tape.onBackward(out, () => {
-    // The kernel overwrites both: an input with no gradient yet receives it directly.
-    const sinks = [gate, up].map((t) => (t.requiresGrad ? tape.gradSink(t) : null));
-    const [dGate, dUp] = sinks.map((s, i) => (s && !s.accumulate ? s.grad : tape.temp([gate, up][i]!.size))) as [Float32Array, Float32Array];
-    k.swigluBackward(gate.data, up.data, out.grad!, dGate, dUp);
-    [dGate, dUp].forEach((d, i) => {
-      const s = sinks[i];
-      if (s && !s.accumulate) return;
-      if (s) k.axpy(1, d, s.grad);
-      tape.release(d);
+    // The kernel overwrites both outputs: an input with no gradient yet receives its own
+    // directly; otherwise (or without requiresGrad) a temporary, added in afterwards.
+    const targets = [gate, up].map((t) => {
+      const sink = t.requiresGrad ? tape.gradSink(t) : null;
+      return { sink, out: sink && !sink.accumulate ? sink.grad : tape.temp(t.size) };
     });
+    k.swigluBackward(gate.data, up.data, out.grad!, targets[0]!.out, targets[1]!.out);
+    for (const { sink, out: d } of targets) {
+      if (sink && !sink.accumulate) continue;
+      if (sink) k.axpy(1, d, sink.grad);
+      tape.release(d);
+    }
   });
   return out;
 }
