@@ -38,7 +38,7 @@ test('Ctrl-C saves a checkpoint after the current step; --resume finishes the ru
   const code = await exited;
   assert.equal(code, 130, stderr);
   assert.match(stderr, /stopping after this step/);
-  assert.match(stderr, /stopped after step (\d+); continue with: troupe train <config> --resume/);
+  assert.match(stderr, /stopped after step (\d+); continue with: troupe train \S+tiny\.yaml --resume/);
   const saved = readdirSync(join(runDir, 'checkpoints'));
   assert.equal(saved.length, 1);
   const stoppedAt = Number(/stopped after step (\d+)/.exec(stderr)![1]);

@@ -118,7 +118,7 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
     },
   });
   try {
-    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, stopAfterSteps: options.stopAfterSteps });
+    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, stopAfterSteps: options.stopAfterSteps, configPath: options.config });
   } finally {
     setup.dispose();
   }
@@ -136,6 +136,7 @@ async function trainLoop(
     elapsed: () => number;
     resume: boolean;
     stopAfterSteps?: number;
+    configPath: string;
   },
 ): Promise<TrainResult> {
   const t = config.train;
@@ -194,6 +195,6 @@ async function trainLoop(
     ...(stopNow ? { stopped: interrupted ? 'stopped by Ctrl-C' : 'stopped as asked' } : {}),
     ...(lastEval ? { eval: { success: lastEval.success_rate, ciLow: lastEval.ci_low, ciHigh: lastEval.ci_high, n: lastEval.n } } : {}),
   });
-  ctx.log(stopNow ? `stopped after step ${lastStep}; continue with: troupe train ${'<config>'} --resume --run-dir ${ctx.runDir}` : `report: ${reportPath}`);
+  ctx.log(stopNow ? `stopped after step ${lastStep}; continue with: troupe train ${ctx.configPath} --resume --run-dir ${ctx.runDir}` : `report: ${reportPath}`);
   return { runDir: ctx.runDir, lastStep, finalEval: lastEval, interrupted: stopNow };
 }
