@@ -5,26 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliPath as cli, tinyRun } from './tiny-run.test-helper.js';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
-const dir = mkdtempSync(join(tmpdir(), 'troupe-full-'));
-const config = join(dir, 'tiny.yaml');
-writeFileSync(
-  config,
-  `name: tiny
-tasks: { name: plan-path, size: 4, min_distance: 1 }
-team: { max_turns: 2 }
-rollout: { k: 2, tasks: 2, max_tokens: 8 }
-policy: { kind: embedded, map: per-role }
-model: { hidden: 16, layers: 1, heads: 2, intermediate: 32, context: 80 }
-warm_start: { episodes: 10, epochs: 1, batch_tokens: 2048, warmup_steps: 1 }
-train: { steps: 3, eval_every: 0, eval_tasks: 2, checkpoint_every: 1, keep_checkpoints: 5, samples_every: 0 }
-`,
-);
+const { dir, config } = tinyRun({ prefix: 'troupe-full-', map: 'per-role', train: '{ steps: 3, eval_every: 0, eval_tasks: 2, checkpoint_every: 1, keep_checkpoints: 5, samples_every: 0 }' });
 
 function sizeOf(path: string): number {
   const s = statSync(path);

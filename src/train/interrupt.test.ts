@@ -3,26 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliPath as cli, tinyRun } from './tiny-run.test-helper.js';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
-const dir = mkdtempSync(join(tmpdir(), 'troupe-int-'));
-const config = join(dir, 'tiny.yaml');
-writeFileSync(
-  config,
-  `name: tiny
-tasks: { name: plan-path, size: 4, min_distance: 1 }
-team: { max_turns: 2 }
-rollout: { k: 2, tasks: 2, max_tokens: 8 }
-policy: { kind: embedded }
-model: { hidden: 16, layers: 1, heads: 2, intermediate: 32, context: 80 }
-warm_start: { episodes: 10, epochs: 1, batch_tokens: 2048, warmup_steps: 1 }
-train: { steps: 30, eval_every: 0, eval_tasks: 2, checkpoint_every: 0, samples_every: 0 }
-`,
-);
+const { dir, config } = tinyRun({ prefix: 'troupe-int-', map: 'shared', train: '{ steps: 30, eval_every: 0, eval_tasks: 2, checkpoint_every: 0, samples_every: 0 }' });
 
 test('Ctrl-C saves a checkpoint after the current step; --resume finishes the run', async () => {
   const runDir = join(dir, 'run');

@@ -1,0 +1,29 @@
+// A training config small enough for tests (a 4x4 Plan-Path team, a 1-layer model of width
+// 16, a few warm-start episodes), written to a fresh temp folder that is removed when the
+// test process exits. Tests vary only the policy map and the train section.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled CLI entry (tests run from dist/). */
+export const cliPath = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
+
+export function tinyRun(options: { map: string; train: string; prefix: string }): { dir: string; config: string } {
+  const dir = mkdtempSync(join(tmpdir(), options.prefix));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const config = join(dir, 'tiny.yaml');
+  writeFileSync(
+    config,
+    `name: tiny
+tasks: { name: plan-path, size: 4, min_distance: 1 }
+team: { max_turns: 2 }
+rollout: { k: 2, tasks: 2, max_tokens: 8 }
+policy: { kind: embedded, map: ${options.map} }
+model: { hidden: 16, layers: 1, heads: 2, intermediate: 32, context: 80 }
+warm_start: { episodes: 10, epochs: 1, batch_tokens: 2048, warmup_steps: 1 }
+train: ${options.train}
+`,
+  );
+  return { dir, config };
+}
