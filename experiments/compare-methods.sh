@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
-# npm run experiment:compare -- [CONFIG] [OUT_DIR]
-#   (= bash experiments/compare-methods.sh examples/plan-path-train.yaml runs/exp-plan-path)
+# bash experiments/compare-methods.sh [CONFIG] [OUT_DIR]
+#   (defaults: examples/plan-path-train.yaml runs/exp-plan-path; docs/results.md section 3)
 #
-# Issue 4, experiments 1 and 3 on one task: the same config trained four ways, one after the
-# other (2 CPU cores: never two at once), then one table of held-out success (95% Wilson
-# intervals), samples spent and wall time. Every run uses the config's seed; only the named
-# keys change:
+# Issue 4, experiments 1 to 3 on one task: the same config trained several ways, one after
+# the other (2 CPU cores: never two at once), then one table of held-out success (95% Wilson
+# intervals), samples spent and wall time. Every run uses the config's seed and
+# train.steps=$STEPS (default 100); only the named keys change. The step and task counts
+# below are the ones docs/results.md reports, chosen so every variant spends about the same
+# number of samples (~43-46k) on the 6x6 Plan-Path config:
 #   team-at-grpo-shared     the config as is (AT-GRPO, tree sampling, one shared model)
 #   team-at-grpo-per-role   policy.map: per-role (one model per role)
-#   team-grpo-independent   algorithm: grpo (K independent episodes, task-level groups)
-#   single-grpo             algorithm: grpo, team.variant: single, twice the tasks per step
-#                           (one role instead of two, so about the same samples per step)
-# The base policy of each run is its own warm-started model (eval step -1 in the table).
+#   team-grpo-independent   algorithm: grpo (K independent episodes, task-level groups), 4 tasks a step
+#   single-grpo             algorithm: grpo, team.variant: single, 6 tasks a step, 80 steps
+#   per-role-swapped        evaluation only: the per-role run with its two policies exchanged
+# Each run's base is its own warm-started model (eval step -1 in the table).
 set -euo pipefail
 CONFIG=${1:-examples/plan-path-train.yaml}
 OUT=${2:-runs/exp-plan-path}
-TASKS=$(node -e "const Y=require('yaml');const c=Y.parse(require('fs').readFileSync('$CONFIG','utf8'));console.log((c.rollout&&c.rollout.tasks)||8)")
-TRAIN="node dist/src/cli/main.js train $CONFIG"
+STEPS=${STEPS:-100}
+CLI="node dist/src/cli/main.js"
 npx tsc -p .
-run() { local name=$1; shift; [ -f "$OUT/$name/report.html" ] && { echo "skip $name (done)"; return; }; $TRAIN --run-dir "$OUT/$name" "$@" || $TRAIN --run-dir "$OUT/$name" --resume "$@"; }
+run() {
+  local name=$1; shift
+  if [ -f "$OUT/$name/report.html" ]; then echo "skip $name (done)"; return; fi
+  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set train.steps=$STEPS "$@" --resume
+}
 run team-at-grpo-shared
 run team-at-grpo-per-role --set policy.map=per-role
-run team-grpo-independent --set algorithm=grpo
-run single-grpo --set algorithm=grpo --set team.variant=single --set rollout.tasks=$((TASKS * 2))
+run team-grpo-independent --set algorithm=grpo --set rollout.tasks=4
+run single-grpo --set algorithm=grpo --set team.variant=single --set rollout.tasks=6 --set train.steps=80
 npx tsx experiments/summarize-runs.ts "$OUT"/*
+
+# The swap ablation: a copy of the per-role run whose newest checkpoint has tool and plan exchanged.
+SWAP="$OUT/per-role-swapped.tmp"
+rm -rf "$SWAP" && cp -r "$OUT/team-at-grpo-per-role" "$SWAP"
+LATEST=$(ls -d "$SWAP"/checkpoints/*/ | tail -1)
+mv "$LATEST/policies/tool" "$LATEST/policies/swap" && mv "$LATEST/policies/plan" "$LATEST/policies/tool" && mv "$LATEST/policies/swap" "$LATEST/policies/plan"
+echo "per-role, policies swapped: $($CLI eval "$SWAP" --json)"
