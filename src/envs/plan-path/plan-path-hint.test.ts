@@ -1,27 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bfsDistances } from '../grid/bfs-distances.js';
-import { cellAt } from '../grid/grid-shape.js';
 import { Rng } from '../../util/rng.js';
-import { PlanPathEnv, planPathTask, type PlanPathTask } from './index.js';
+import { PlanPathEnv, planPathTask } from './index.js';
 import { planPathHint } from './plan-path-presenter.js';
+import { taskFromRows } from './task-from-rows.test-helper.js';
 
-function taskFromRows(rows: string[]): PlanPathTask {
-  const shape = { height: rows.length, width: rows[0]!.length };
-  const walls = new Uint8Array(shape.height * shape.width);
-  let start = -1;
-  let goal = -1;
-  rows.forEach((row, r) =>
-    [...row].forEach((ch, c) => {
-      const cell = cellAt(shape, r, c);
-      if (ch === '#') walls[cell] = 1;
-      if (ch === 'P') start = cell;
-      if (ch === 'G') goal = cell;
-    }),
-  );
-  const distToGoal = bfsDistances({ shape, passable: (cell) => walls[cell] === 0, sources: [goal] });
-  return { id: 'plan-path/hand/0', shape, walls, start, goal, distToGoal, optimal: distToGoal[start]! };
-}
 
 describe('plan-path compact hints', () => {
   const env = new PlanPathEnv(taskFromRows(['.#..', 'P...', '#..G']));

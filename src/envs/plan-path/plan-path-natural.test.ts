@@ -7,33 +7,15 @@ import { scriptedPolicies } from '../../policy/scripted-policies.js';
 import { rollout } from '../../rollout/rollout.js';
 import { Sandbox } from '../../sandbox/sandbox.js';
 import { TroupeError } from '../../util/errors.js';
-import { bfsDistances } from '../grid/bfs-distances.js';
-import { cellAt } from '../grid/grid-shape.js';
 import { createMoveRole } from '../grid/move-roles.js';
 import { parseMoveOutput } from '../grid/parse-moves.js';
 import { createProgramMoveRole } from '../grid/program-move-role.js';
 import { ProgramTool } from '../grid/program-tool.js';
 import type { Direction } from '../grid/types.js';
-import { PLAN_PATH_REWARDS, PlanPathEnv, planPathTask, type PlanPathTask } from './index.js';
+import { PLAN_PATH_REWARDS, PlanPathEnv, planPathTask } from './index.js';
 import { planPathPresenter } from './plan-path-presenter.js';
+import { taskFromRows } from './task-from-rows.test-helper.js';
 
-/** A hand-drawn task: `P` start, `G` goal, `#` wall, `.` free. */
-function taskFromRows(rows: string[]): PlanPathTask {
-  const shape = { height: rows.length, width: rows[0]!.length };
-  const walls = new Uint8Array(shape.height * shape.width);
-  let start = -1;
-  let goal = -1;
-  rows.forEach((row, r) =>
-    [...row].forEach((ch, c) => {
-      const cell = cellAt(shape, r, c);
-      if (ch === '#') walls[cell] = 1;
-      if (ch === 'P') start = cell;
-      if (ch === 'G') goal = cell;
-    }),
-  );
-  const distToGoal = bfsDistances({ shape, passable: (cell) => walls[cell] === 0, sources: [goal] });
-  return { id: 'plan-path/hand/0', shape, walls, start, goal, distToGoal, optimal: distToGoal[start]! };
-}
 
 // The only shortest path is RRDDLL.
 const U_TURN = ['P..', '##.', 'G..'];

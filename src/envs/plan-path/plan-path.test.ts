@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bfsDistances } from '../grid/bfs-distances.js';
-import { cellAt } from '../grid/grid-shape.js';
 import { runMoveTaskSuite, teamOptions } from '../grid/move-task-suite.js';
 import type { Direction } from '../grid/types.js';
-import { PLAN_PATH_REWARDS, PlanPathEnv, planPathGlobalReward, planPathTask, solvePlanPath, type PlanPathTask } from './index.js';
+import { PLAN_PATH_REWARDS, PlanPathEnv, planPathGlobalReward, planPathTask, solvePlanPath } from './index.js';
 import { planPathPresenter } from './plan-path-presenter.js';
+import { taskFromRows } from './task-from-rows.test-helper.js';
 
 runMoveTaskSuite({
   task: planPathTask,
@@ -19,23 +18,6 @@ runMoveTaskSuite({
   ],
 });
 
-/** A hand-drawn task: `P` start, `G` goal, `#` wall, `.` free. */
-function taskFromRows(rows: string[]): PlanPathTask {
-  const shape = { height: rows.length, width: rows[0]!.length };
-  const walls = new Uint8Array(shape.height * shape.width);
-  let start = -1;
-  let goal = -1;
-  rows.forEach((row, r) =>
-    [...row].forEach((ch, c) => {
-      const cell = cellAt(shape, r, c);
-      if (ch === '#') walls[cell] = 1;
-      if (ch === 'P') start = cell;
-      if (ch === 'G') goal = cell;
-    }),
-  );
-  const distToGoal = bfsDistances({ shape, passable: (cell) => walls[cell] === 0, sources: [goal] });
-  return { id: 'plan-path/hand/0', shape, walls, start, goal, distToGoal, optimal: distToGoal[start]! };
-}
 
 const moves = (text: string) => [...text] as Direction[];
 const close = (actual: number, expected: number) =>
