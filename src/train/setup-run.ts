@@ -73,8 +73,8 @@ export function checkTrainable(config: ResolvedConfig): void {
   }
 }
 
+/** Builds the run's live objects; the caller has already passed `checkTrainable(config)`. */
 export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { log: (m: string) => void; onWarmStartStep?: (s: WarmStartStep) => void }): Promise<RunSetup> {
-  checkTrainable(config);
   const task = getTask(config.tasks.name);
   const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
   const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
