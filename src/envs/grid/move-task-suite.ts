@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { STANDARD_ALPHABET } from '../../engine/tokenizer/char-tokenizer.js';
 import { Rng } from '../../util/rng.js';
 import type { TaskDefinition, TeamOptions } from '../types.js';
-import { playEpisode, playMoveEpisode, type PlayedStep } from './play-move-episode.js';
+import { playEpisode, type PlayedStep } from './play-move-episode.js';
 import type { Direction, MoveEnv, MoveReport } from './types.js';
 
 export interface MoveTaskSuiteOptions<E extends MoveEnv<MoveReport>> {
@@ -136,13 +136,13 @@ export function runMoveTaskSuite<E extends MoveEnv<MoveReport>>(suite: MoveTaskS
       assert.equal(state(env), before);
     });
 
-    it(`scripted skill 1 solves all of ${SCRIPTED_EPISODES} instances through tool+plan; skill 0 rarely does`, () => {
+    it(`scripted skill 1 solves all of ${SCRIPTED_EPISODES} instances through tool+plan; skill 0 rarely does`, async () => {
       const team = task.createTeam(options, teamOptions(task));
-      const rate = (skill: number) => {
+      const rate = async (skill: number) => {
         let solved = 0;
         for (let index = 0; index < SCRIPTED_EPISODES; index++) {
           const rng = Rng.derive(SEED, 'scripted', skill, index);
-          const { env } = playMoveEpisode({
+          const { env } = await playEpisode({
             team,
             env: source.make(index, 'eval'),
             respond: (role, prompt) => task.scripted({ role, prompt, skill, rng }),
@@ -151,17 +151,17 @@ export function runMoveTaskSuite<E extends MoveEnv<MoveReport>>(suite: MoveTaskS
         }
         return solved / SCRIPTED_EPISODES;
       };
-      assert.equal(rate(1), 1);
-      const random = rate(0);
+      assert.equal(await rate(1), 1);
+      const random = await rate(0);
       assert.ok(random < 0.2, `skill 0 solved ${random * 100}% of the instances`);
     });
 
-    it('single variant, natural format: the agent role alone, and scripted skill 1 still solves', () => {
+    it('single variant, natural format: the agent role alone, and scripted skill 1 still solves', async () => {
       const team = task.createTeam(options, teamOptions(task, { variant: 'single', format: 'natural' }));
       assert.deepEqual(team.roles.map((r) => r.name), ['agent']);
       for (let index = 0; index < 20; index++) {
         const rng = Rng.derive(SEED, 'natural', index);
-        const { env, steps } = playMoveEpisode({
+        const { env, steps } = await playEpisode({
           team,
           env: source.make(index, 'eval'),
           respond: (role, prompt) => task.scripted({ role, prompt, skill: 1, rng }),

@@ -13,31 +13,10 @@ export interface PlayedStep {
   readonly outcome: StepOutcome;
 }
 
-export function playMoveEpisode<E extends Env>(options: {
-  team: Team<E>;
-  env: E;
-  respond: (role: string, prompt: string) => string;
-}): { env: E; steps: PlayedStep[]; turns: number } {
-  const { team, env, respond } = options;
-  const steps: PlayedStep[] = [];
-  let turns = 0;
-  for (let turn = 0; turn < team.maxTurns && !env.done; turn++) {
-    turns++;
-    for (const role of team.roles) {
-      const ctx = { turn, maxTurns: team.maxTurns };
-      const prompt = role.prompt(env, ctx);
-      const text = respond(role.name, prompt);
-      const outcome = role.step(env, role.parse(text), ctx);
-      steps.push({ turn, role: role.name, prompt, text, outcome });
-      if (env.done) break;
-    }
-  }
-  return { env, steps, turns };
-}
-
 /**
- * `playMoveEpisode` for teams whose roles have sandbox work: awaits each role's `prepare`
- * before its `step`, as the rollouts do.
+ * Plays one episode through the Role/Env interfaces (a test driver, not the rollout): each
+ * turn each role builds its prompt, `respond` answers, and the role's `prepare` (sandbox work,
+ * if any) is awaited before its `step`, as the rollouts do.
  */
 export async function playEpisode<E extends Env>(options: {
   team: Team<E>;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Rng } from '../../util/rng.js';
-import { playMoveEpisode } from '../grid/play-move-episode.js';
+import { playEpisode } from '../grid/play-move-episode.js';
 import type { TeamOptions } from '../types.js';
 import { sudokuTask } from './index.js';
 import { readPromptGrid, renderCompactGrid, renderNaturalGrid } from './sudoku-render.js';
@@ -9,7 +9,7 @@ import { readMaxFills } from './sudoku-scripted.js';
 
 const base: TeamOptions = { variant: 'team', format: 'compact', order: 'sequential', maxTurns: 3, alpha: 1 };
 
-function successes(teamOptions: TeamOptions, skill: number, taskOptions: object = {}, episodes = 200) {
+async function successes(teamOptions: TeamOptions, skill: number, taskOptions: object = {}, episodes = 200) {
   const options = sudokuTask.optionsSchema.parse(taskOptions);
   const team = sudokuTask.createTeam(options, teamOptions);
   const source = sudokuTask.createSource(options, 3);
@@ -17,7 +17,7 @@ function successes(teamOptions: TeamOptions, skill: number, taskOptions: object 
   let solved = 0;
   let parseFailures = 0;
   for (let i = 0; i < episodes; i++) {
-    const { env, steps } = playMoveEpisode({
+    const { env, steps } = await playEpisode({
       team,
       env: source.make(i, 'eval'),
       respond: (role, prompt) => sudokuTask.scripted({ role, prompt, skill, rng }),
@@ -40,25 +40,25 @@ test('the board reads back from both prompt formats', () => {
   assert.equal(readMaxFills('Write at most 12 fills as ...'), 12);
 });
 
-test('skill 1 solves 200 of 200 puzzles in every playable variant and format', () => {
+test('skill 1 solves 200 of 200 puzzles in every playable variant and format', async () => {
   for (const teamOptions of [base, { ...base, variant: 'single' as const }, { ...base, variant: 'single' as const, format: 'natural' as const }]) {
-    const { solved, parseFailures } = successes(teamOptions, 1);
+    const { solved, parseFailures } = await successes(teamOptions, 1);
     assert.equal(solved, 200, `${teamOptions.variant}/${teamOptions.format}`);
     assert.equal(parseFailures, 0);
   }
 });
 
-test('skill 1 needs several turns when max_fills is below the hole count, and still solves', () => {
+test('skill 1 needs several turns when max_fills is below the hole count, and still solves', async () => {
   // 10 holes, 4 fills per answer: three turns are needed and enough.
-  assert.equal(successes({ ...base, variant: 'single' }, 1, { holes: 10, max_fills: 4 }, 50).solved, 50);
-  assert.equal(successes({ ...base, variant: 'single', maxTurns: 2 }, 1, { holes: 10, max_fills: 4 }, 50).solved, 0);
+  assert.equal((await successes({ ...base, variant: 'single' }, 1, { holes: 10, max_fills: 4 }, 50)).solved, 50);
+  assert.equal((await successes({ ...base, variant: 'single', maxTurns: 2 }, 1, { holes: 10, max_fills: 4 }, 50)).solved, 0);
 });
 
-test('skill 0 rarely solves, and its answers still parse', () => {
-  const random = successes(base, 0);
+test('skill 0 rarely solves, and its answers still parse', async () => {
+  const random = await successes(base, 0);
   assert.ok(random.solved <= 10, `skill 0 solved ${random.solved}/200`);
   assert.equal(random.parseFailures, 0);
-  const half = successes(base, 0.5);
+  const half = await successes(base, 0.5);
   assert.ok(half.solved > random.solved && half.solved < 200, `skill 0.5 solved ${half.solved}/200`);
 });
 
