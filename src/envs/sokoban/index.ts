@@ -14,7 +14,7 @@ import type { TaskDefinition } from '../types.js';
 import { generateSokoban } from './generate-sokoban.js';
 import { sokobanOptionsSchema, type SokobanOptions } from './sokoban-options.js';
 import { SokobanEnv, sokobanGlobalReward } from './sokoban-env.js';
-import { sokobanPresenter } from './sokoban-presenter.js';
+import { sokobanPresenterWith } from './sokoban-presenter.js';
 import { sokobanScripted } from './sokoban-scripted.js';
 
 export const SOKOBAN_DEFAULT_MAX_TURNS = 5;
@@ -36,7 +36,7 @@ export const sokobanTask: TaskDefinition<SokobanEnv, SokobanOptions> = {
           // Train and eval draw from disjoint labelled streams of the run seed.
           rng: new Rng(deriveSeed(seed, 'sokoban', split, index)),
         });
-        return new SokobanEnv(task);
+        return new SokobanEnv(task, options.unparseable_reward);
       },
     };
   },
@@ -45,7 +45,7 @@ export const sokobanTask: TaskDefinition<SokobanEnv, SokobanOptions> = {
       name: 'sokoban',
       team,
       maxMoves: options.max_moves,
-      presenter: sokobanPresenter,
+      presenter: sokobanPresenterWith(options.hint),
       globalReward: sokobanGlobalReward,
     });
   },

@@ -39,13 +39,18 @@ export interface SokobanReport extends MoveReport {
 }
 
 export class SokobanEnv implements MoveEnv<SokobanReport> {
-  readonly invalidPenalty = SOKOBAN_REWARDS.invalid;
+  /** Reward for an answer that could not be parsed (or broke the move cap); see sokoban-options.ts. */
+  readonly invalidPenalty: number;
   private current: SokobanState;
   private records: MoveRecord<SokobanReport>[] = [];
   /** Why the puzzle became unsolvable, once it has. */
   private deadlockReason: string | undefined;
 
-  constructor(readonly task: SokobanTask) {
+  constructor(
+    readonly task: SokobanTask,
+    unparseableReward: number = SOKOBAN_REWARDS.invalid,
+  ) {
+    this.invalidPenalty = unparseableReward;
     this.current = task.start;
   }
 
@@ -76,7 +81,7 @@ export class SokobanEnv implements MoveEnv<SokobanReport> {
   }
 
   clone(): this {
-    const copy = new SokobanEnv(this.task);
+    const copy = new SokobanEnv(this.task, this.invalidPenalty);
     copy.current = this.current; // states are immutable values
     copy.records = [...this.records];
     copy.deadlockReason = this.deadlockReason;

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { unknownKeyError } from '../grid/unknown-key-error.js';
+import { SOKOBAN_REWARDS } from './sokoban-env.js';
+
+/** Header facts of compact prompts (see `hint` below). */
+export const SOKOBAN_HINTS = ['none', 'box-goal', 'box-goal-open'] as const;
+export type SokobanHint = (typeof SOKOBAN_HINTS)[number];
 
 export const SOKOBAN_LIMITS = {
   /** 5 leaves a 3x3 floor inside the outer wall, the least that holds a puzzle. */
@@ -40,6 +45,22 @@ const sokobanOptionsShape = {
     .min(1, { error: 'max_moves must be at least 1' })
     .max(SOKOBAN_LIMITS.maxMoves, { error: `max_moves must be at most ${SOKOBAN_LIMITS.maxMoves}` })
     .default(20),
+  /**
+   * Reward of an answer with no usable move list (unparseable, empty, over the move cap). By
+   * default the same as a blocked move; RL on a weak policy can then drift to empty answers,
+   * which cost no more than bumping into a wall. A lower value makes "no answer" the worst choice.
+   */
+  unparseable_reward: z
+    .number({ error: 'unparseable_reward must be a number' })
+    .max(0, { error: 'unparseable_reward must be at most 0' })
+    .default(SOKOBAN_REWARDS.invalid),
+  /**
+   * Compact format only: facts added to the prompt header for tiny models, which struggle to
+   * locate pieces in a character grid. `box-goal`: where the box lies from the player and the
+   * goal from the box (`BOX D1 R2 GOAL U1`); `box-goal-open`: also the moves that are not
+   * blocked (`OPEN UDL`). The board is shown as before; `none` keeps the `ON0/1` status.
+   */
+  hint: z.enum(SOKOBAN_HINTS, { error: `hint must be one of ${SOKOBAN_HINTS.join(' | ')}` }).default('none'),
 };
 
 /** Options of the Sokoban task (`tasks: [{ name: sokoban, size: 6, boxes: 1 }]`). */

@@ -5,10 +5,12 @@
  * The `X` marks are the deadlock hints; the status shows the boxes on goals (`ON0/1`).
  * All characters are in the small models' standard character vocabulary (no lower case).
  */
-import { cellAt, colOf, rowOf } from '../grid/grid-shape.js';
+import { DIRECTIONS } from '../grid/direction.js';
+import { cellAt, colOf, rowOf, type GridShape } from '../grid/grid-shape.js';
 import type { MovePresenter, PromptFormat } from '../grid/types.js';
 import { formatReward } from '../grid/format-reward.js';
-import { boxesOnGoals } from './sokoban-move.js';
+import { boxesOnGoals, sokobanMove } from './sokoban-move.js';
+import type { SokobanHint } from './sokoban-options.js';
 import { SOKOBAN_REWARDS, type SokobanEnv, type SokobanReport } from './sokoban-env.js';
 
 export const SOKOBAN_CELLS = {
@@ -75,3 +77,52 @@ export const sokobanPresenter: MovePresenter<SokobanEnv, SokobanReport> = {
     ];
   },
 };
+
+/**
+ * The compact header facts of a `hint` (sokoban-options.ts). `BOX D1 R2`: the box lies 1 row
+ * down and 2 columns right of the player; `GOAL U1`: the goal lies 1 row up from the box;
+ * `OPEN UDL`: the moves that are not blocked (a blocked move walks into a wall or pushes a box
+ * into a wall or another box). With several boxes the header names the box off a goal nearest
+ * to the player and the free goal nearest to that box (distances by rows plus columns, ties
+ * to the lower cell); once no box is off a goal, only `OPEN` is left.
+ */
+export function sokobanHint(env: SokobanEnv, hint: SokobanHint): string {
+  if (hint === 'none') return '';
+  const { room } = env.task;
+  const { player, boxes } = env.state;
+  const parts: string[] = [];
+  const box = nearest(room.shape, player, boxes.filter((cell) => room.goals[cell] === 0));
+  if (box !== undefined) {
+    const goal = nearest(room.shape, box, room.goalCells.filter((cell) => !boxes.includes(cell)));
+    parts.push('BOX', ...offset(room.shape, player, box));
+    if (goal !== undefined) parts.push('GOAL', ...offset(room.shape, box, goal));
+  }
+  if (hint === 'box-goal-open') {
+    const open = DIRECTIONS.filter((dir) => sokobanMove(room, env.state, dir) !== undefined);
+    parts.push('OPEN', open.join(''));
+  }
+  return parts.join(' ');
+}
+
+/** The presenter with a compact-header hint in place of the `ON` status (natural is unchanged). */
+export function sokobanPresenterWith(hint: SokobanHint): MovePresenter<SokobanEnv, SokobanReport> {
+  if (hint === 'none') return sokobanPresenter;
+  return { ...sokobanPresenter, status: (env, format) => (format === 'compact' ? sokobanHint(env, hint) : sokobanPresenter.status(env, format)) };
+}
+
+/** Rows then columns from `from` to `to`, e.g. `D1 R2`; zero components are left out. */
+function offset(shape: GridShape, from: number, to: number): string[] {
+  const rows = rowOf(shape, to) - rowOf(shape, from);
+  const cols = colOf(shape, to) - colOf(shape, from);
+  const parts: string[] = [];
+  if (rows !== 0) parts.push(`${rows > 0 ? 'D' : 'U'}${Math.abs(rows)}`);
+  if (cols !== 0) parts.push(`${cols > 0 ? 'R' : 'L'}${Math.abs(cols)}`);
+  return parts;
+}
+
+function nearest(shape: GridShape, from: number, cells: readonly number[]): number | undefined {
+  const distance = (cell: number) => Math.abs(rowOf(shape, cell) - rowOf(shape, from)) + Math.abs(colOf(shape, cell) - colOf(shape, from));
+  let best: number | undefined;
+  for (const cell of [...cells].sort((a, b) => a - b)) if (best === undefined || distance(cell) < distance(best)) best = cell;
+  return best;
+}

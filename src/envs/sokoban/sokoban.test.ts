@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import { cellAt } from '../grid/grid-shape.js';
 import { runMoveTaskSuite, teamOptions } from '../grid/move-task-suite.js';
 import type { Direction } from '../grid/types.js';
-import { SOKOBAN_REWARDS, SokobanEnv, sokobanGlobalReward, sokobanTask, solveSokoban, type SokobanTask } from './index.js';
+import { SOKOBAN_REWARDS, SokobanEnv, sokobanGlobalReward, sokobanTask, solveSokoban } from './index.js';
 import { reverseSearch } from './reverse-search.js';
 import { sokobanPresenter } from './sokoban-presenter.js';
-import { readSokoban } from './sokoban-scripted.js';
+import { taskFromRows } from './task-from-rows.test-helper.js';
 
 const solve = (env: SokobanEnv): Direction[] | undefined => {
   const solution = solveSokoban({ room: env.task.room, state: env.state });
@@ -25,19 +25,6 @@ runMoveTaskSuite({
     [{ max_moves: 1.5 }, 'max_moves'],
   ],
 });
-
-/** A hand-drawn task in the prompt's characters (`X` marks are recomputed, not read). */
-function taskFromRows(rows: string[]): SokobanTask {
-  const view = readSokoban(rows.join('\n'));
-  assert.ok(view !== undefined, 'bad test board');
-  const solution = solveSokoban({ room: view.room, state: view.state });
-  return {
-    id: 'sokoban/hand/0',
-    room: view.room,
-    start: view.state,
-    optimal: solution.status === 'solved' ? solution.moves.length : -1,
-  };
-}
 
 const moves = (text: string) => [...text] as Direction[];
 const close = (actual: number, expected: number) =>

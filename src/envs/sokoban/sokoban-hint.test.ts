@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Rng } from '../../util/rng.js';
+import type { Direction } from '../grid/types.js';
+import { SOKOBAN_REWARDS, SokobanEnv, sokobanTask } from './index.js';
+import { sokobanHint, sokobanPresenter, sokobanPresenterWith } from './sokoban-presenter.js';
+import { taskFromRows } from './task-from-rows.test-helper.js';
+
+const moves = (text: string) => [...text] as Direction[];
+
+describe('sokoban compact hints', () => {
+  it('box from the player, goal from the box, rows then columns, signed by direction', () => {
+    const env = new SokobanEnv(taskFromRows(['######', '#P...#', '#..B.#', '#....#', '#.G..#', '######']));
+    assert.equal(sokobanHint(env, 'box-goal'), 'BOX D1 R2 GOAL D2 L1');
+    // Up and left are walls; down and right are floor.
+    assert.equal(sokobanHint(env, 'box-goal-open'), 'BOX D1 R2 GOAL D2 L1 OPEN DR');
+    assert.equal(sokobanHint(env, 'none'), '');
+    env.applyMoves(moves('DR')); // now just left of the box: right is a legal push
+    assert.equal(sokobanHint(env, 'box-goal-open'), 'BOX R1 GOAL D2 L1 OPEN UDLR');
+  });
+
+  it('a push into a wall or another box is not open', () => {
+    const wall = new SokobanEnv(taskFromRows(['######', '#....#', '#.PB##', '#..G.#', '#....#', '######']));
+    assert.equal(sokobanHint(wall, 'box-goal-open'), 'BOX R1 GOAL D1 OPEN UDL');
+    const box = new SokobanEnv(taskFromRows(['#######', '#.....#', '#.PBB.#', '#.....#', '#..GG.#', '#.....#', '#######']));
+    // The nearer box (row 3, column 4) and the free goal nearest to it (row 5, column 4).
+    assert.equal(sokobanHint(box, 'box-goal-open'), 'BOX R1 GOAL D2 OPEN UDL');
+  });
+
+  it('with several boxes, boxes on goals and occupied goals are skipped', () => {
+    const env = new SokobanEnv(taskFromRows(['#######', '#.....#', '#.P*B.#', '#.....#', '#...G.#', '#.....#', '#######']));
+    assert.equal(sokobanHint(env, 'box-goal-open'), 'BOX R2 GOAL D2 OPEN UDL');
+  });
+
+  it('replaces the ON status in compact prompts only; natural prompts are unchanged', () => {
+    const env = new SokobanEnv(taskFromRows(['######', '#P...#', '#..B.#', '#....#', '#.G..#', '######']));
+    const presenter = sokobanPresenterWith('box-goal-open');
+    assert.equal(presenter.status(env, 'compact'), 'BOX D1 R2 GOAL D2 L1 OPEN DR');
+    assert.equal(presenter.status(env, 'natural'), sokobanPresenter.status(env, 'natural'));
+    assert.equal(sokobanPresenterWith('none').status(env, 'compact'), 'ON0/1');
+  });
+
+  it('the header carries the hint, the board stays, and the scripted player still solves it one move a turn', () => {
+    const options = sokobanTask.optionsSchema.parse({ size: 6, max_moves: 1, hint: 'box-goal-open' });
+    const maxTurns = 24;
+    const team = sokobanTask.createTeam(options, { variant: 'team', format: 'compact', order: 'sequential', maxTurns, alpha: 1 });
+    const [tool, plan] = team.roles;
+    for (let index = 0; index < 5; index++) {
+      const task = sokobanTask.createSource(options, 3).make(index, 'eval');
+      const prompt = tool!.prompt(task, { turn: 0, maxTurns });
+      assert.match(prompt.split('\n')[0]!, /^TOOL 1\/24 M1 BOX( [UD]\d)?( [LR]\d)? GOAL( [UD]\d)?( [LR]\d)? OPEN [UDLR]+$/);
+      assert.equal(prompt.split('\n').filter((line) => /^[#.XGB*P+]{6}$/.test(line)).length, 6);
+      for (let turn = 0; turn < maxTurns && !task.done; turn++) {
+        const ctx = { turn, maxTurns };
+        for (const role of [tool!, plan!]) {
+          const text = sokobanTask.scripted({ role: role.name, prompt: role.prompt(task, ctx), skill: 1, rng: new Rng(turn) });
+          assert.match(text, /^[UDLR]\n$/, `one move per answer: ${JSON.stringify(text)}`);
+          role.step(task, role.parse(text), ctx);
+        }
+      }
+      assert.ok(task.success, `task ${index}`);
+      assert.equal(task.history.filter((r) => r.kind === 'commit').length, task.task.optimal);
+    }
+  });
+
+  it('an unknown hint is a config error naming the allowed values', () => {
+    const result = sokobanTask.optionsSchema.safeParse({ hint: 'coords' });
+    assert.ok(!result.success);
+    assert.match(JSON.stringify(result.error.issues), /none \| box-goal \| box-goal-open/);
+  });
+});
+
+describe('sokoban unparseable_reward', () => {
+  it('an answer with no usable moves costs unparseable_reward (default: a blocked move), clones keep it', () => {
+    for (const [value, expected] of [[undefined, SOKOBAN_REWARDS.invalid], [-0.5, -0.5]] as const) {
+      const options = sokobanTask.optionsSchema.parse(value === undefined ? {} : { unparseable_reward: value });
+      const team = sokobanTask.createTeam(options, { variant: 'single', format: 'compact', order: 'sequential', maxTurns: 4, alpha: 1 });
+      const env = sokobanTask.createSource(options, 1).make(0, 'train').clone();
+      const agent = team.roles[0]!;
+      const outcome = agent.step(env, agent.parse('hello'), { turn: 0, maxTurns: 4 });
+      assert.equal(outcome.local, expected);
+    }
+    assert.ok(!sokobanTask.optionsSchema.safeParse({ unparseable_reward: 0.5 }).success);
+  });
+});
