@@ -18,14 +18,19 @@ export interface MatmulContext {
   readonly scratch: number;
   /** m * n * k at and above which the work is split across the two threads. */
   readonly parallelThreshold: number;
+  /** n * k from which a one-row x W^T is split across the threads. */
+  readonly matvecSplitFrom: number;
 }
 
 /**
- * n * k from which a one-row x W^T (decoding) is split across the two threads: 256 x 256
- * weights (256 KB, ~7 us on one thread from L3) and up. Below, the hand-off costs more
- * than half the work.
+ * Default n * k from which a one-row x W^T (decoding) is split across the two threads:
+ * never. Decoding streams the weights from L3, and on the development machine (2 vCPUs
+ * under KVM) two threads together streamed no faster than one (20-27 GB/s either way for
+ * 256x256 up to 4096x1024 weights) while the hand-off cost a few microseconds per call:
+ * decode at batch 1 ran 5-15% slower split. `matvecSplitFrom` turns it on where the cores
+ * have their own bandwidth.
  */
-export const MATVEC_PARALLEL_THRESHOLD = 256 * 256;
+export const MATVEC_SPLIT_DEFAULT = Number.POSITIVE_INFINITY;
 
 /**
  * Routes one matmul: 1-3 output rows to the in-place matrix-vector kernel; large products
@@ -48,7 +53,7 @@ export function dispatchMatmul(ctx: MatmulContext, args: MatmulArgs): void {
     const b = arena.ptr(args.b, k * n, false);
     const c = arena.ptr(args.c, m * n, true);
     if (m < 4 && (!transA || m === 1)) {
-      if (pool && m === 1 && transB && n * k >= MATVEC_PARALLEL_THRESHOLD && pool.shouldSplit(n * k)) {
+      if (pool && m === 1 && transB && n * k >= ctx.matvecSplitFrom && pool.shouldSplit(n * k)) {
         // Each output is one dot product whichever thread computes it: bit-identical.
         pool.runMatmul(exports, ctx.scratch, { kind: 'rows', args: [a, b, c, m, n, k, flags], ...matvecChunking(n, k), blocking: [0, 0, 0] });
       } else {

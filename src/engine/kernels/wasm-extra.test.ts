@@ -73,7 +73,7 @@ test('hundreds of back-to-back chunked matmuls stay exact (chunk claiming betwee
 
 test('1-row x W^T (decoding) split in column chunks is bit-identical to one thread', async () => {
   const one = await createWasmKernels({ threads: 1 });
-  const two = await createWasmKernels({ threads: 2, adaptiveSplit: false });
+  const two = await createWasmKernels({ threads: 2, adaptiveSplit: false, matvecSplitFrom: 0 });
   const rng = new Rng(13);
   for (const [n, k] of [[1024, 256], [256, 1024], [272, 241], [1000, 70]] as const) {
     const w = two.alloc(n * k);

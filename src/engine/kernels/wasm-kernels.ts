@@ -3,7 +3,7 @@ import { CallArena } from './call-arena.js';
 import { checkDims, checkLength, checkSameLength } from './check-shapes.js';
 import { detectSimdFlavor, type SimdFlavor } from './feature-detect.js';
 import { Heap } from './heap.js';
-import { dispatchMatmul, MATMUL_SCRATCH_BYTES, type MatmulContext } from './matmul-dispatch.js';
+import { dispatchMatmul, MATMUL_SCRATCH_BYTES, MATVEC_SPLIT_DEFAULT, type MatmulContext } from './matmul-dispatch.js';
 import { RopeTables } from './rope-table.js';
 import { ThreadPool } from './thread-pool.js';
 import type { Kernels } from './types.js';
@@ -21,6 +21,11 @@ export interface WasmKernelOptions {
    * not stalling (see ThreadPool.shouldSplit); false: always (tests of the split).
    */
   readonly adaptiveSplit?: boolean;
+  /**
+   * n*k from which a one-row x W^T (decoding) is split across the threads. Default: never
+   * (MATVEC_SPLIT_DEFAULT); tests of the split set it low.
+   */
+  readonly matvecSplitFrom?: number;
 }
 
 export interface WasmKernels extends Kernels {
@@ -73,6 +78,7 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
     pool,
     scratch: heap.allocBytes(MATMUL_SCRATCH_BYTES),
     parallelThreshold: options.parallelThreshold ?? DEFAULT_PARALLEL_THRESHOLD,
+    matvecSplitFrom: options.matvecSplitFrom ?? MATVEC_SPLIT_DEFAULT,
   };
   const ropeTables = new RopeTables(heap);
   const ptr = (array: Float32Array, length: number, writeBack = false) => arena.ptr(array, length, writeBack);

@@ -6,5 +6,5 @@ import { createWasmKernels } from './wasm-kernels.js';
 for (const simd of ['relaxed', 'plain'] as const) {
   if (simd === 'relaxed' && detectSimdFlavor() !== 'relaxed') continue;
   runKernelConformance(`wasm-${simd}, 1 thread`, () => createWasmKernels({ threads: 1, simd }));
-  runKernelConformance(`wasm-${simd}, 2 threads`, () => createWasmKernels({ threads: 2, simd, parallelThreshold: 1 }));
+  runKernelConformance(`wasm-${simd}, 2 threads`, () => createWasmKernels({ threads: 2, simd, parallelThreshold: 1, matvecSplitFrom: 0 }));
 }
