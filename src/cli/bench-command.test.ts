@@ -13,7 +13,7 @@ test('bench engine (tiny settings) gives every field of issue 3 as a positive nu
   const lines: string[] = [];
   const result = await benchEngine({
     threads: 1, config, batch: 2, context: 8, trainSteps: 1, samplingRuns: 1, decodeTokens: 3, prefillTokens: 4,
-    matmulRuns: 1, matmulMinBatchMs: 0, progress: (line) => lines.push(line),
+    matmulRuns: 1, matmulMinBatchMs: 0, busySampleMs: 20, progress: (line) => lines.push(line),
   });
   const parsed = JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
   for (const field of ISSUE_FIELDS) {
@@ -39,4 +39,10 @@ test('busyWarning speaks from half the cores busy on', () => {
   assert.match(busyWarning(1.2, 2) ?? '', /load average 1\.20 on 2 cores/);
   assert.equal(busyWarning(3.9, 8), undefined);
   assert.ok(busyWarning(4, 8) !== undefined);
+});
+
+test('busyWarning trusts the measured busy share over the load average when it has one', () => {
+  assert.equal(busyWarning(1.5, 2, 0.05), undefined);
+  assert.match(busyWarning(0.1, 2, 0.6) ?? '', /other work used 60% of 2 cores/);
+  assert.ok(busyWarning(1.5, 2, null) !== undefined);
 });

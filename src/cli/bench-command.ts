@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Command, Option } from 'commander';
+import { measureOtherCpuBusy } from './cpu-busy.js';
 import { threadsFromEnv } from '../engine/kernels/get-kernels.js';
 import { measureMatmul, type MatmulShape } from '../engine/kernels/measure-matmul.js';
 import { createWasmKernels, type WasmKernels } from '../engine/kernels/wasm-kernels.js';
@@ -39,6 +40,8 @@ export interface EngineBenchOptions {
   readonly matmulMinBatchMs?: number;
   /** Receives one line per phase (the command writes them to stderr). */
   readonly progress?: (line: string) => void;
+  /** How long to watch /proc/stat for other work before starting. Default 500 ms. */
+  readonly busySampleMs?: number;
 }
 
 export interface MachineInfo {
@@ -70,6 +73,8 @@ export interface EngineBenchResult {
   /** 1, 5 and 15 minute load averages when the bench started and ended. */
   readonly load_start: readonly number[];
   readonly load_end: readonly number[];
+  /** Share of all cores' time (0-1) other work used just before the bench; null where unmeasurable. */
+  readonly busy_start: number | null;
 }
 
 const MATMUL_256: MatmulShape = { m: 256, k: 256, n: 256 };
@@ -87,10 +92,15 @@ export function cpuModel(): string {
 }
 
 /**
- * A warning when the 1-minute load average says other work competes for the cores: from
- * half the cores busy on, a second thread (and often the first) shares its core.
+ * A warning when other work competes for the cores: from a quarter of the machine's CPU time
+ * busy (`busy`, measured from /proc/stat) on, or, where that is unmeasurable, a 1-minute
+ * load average of half the cores. A second thread (and often the first) then shares its core.
  */
-export function busyWarning(load1: number, cores: number): string | undefined {
+export function busyWarning(load1: number, cores: number, busy?: number | null): string | undefined {
+  if (busy !== undefined && busy !== null) {
+    if (busy < 0.25) return undefined;
+    return `the machine is busy (other work used ${(100 * busy).toFixed(0)}% of ${cores} cores just before the bench): numbers are unreliable and low; rerun when it is idle`;
+  }
   if (load1 < cores / 2) return undefined;
   return `the machine is busy (load average ${load1.toFixed(2)} on ${cores} cores): numbers are unreliable and low; rerun when the load is below ${(cores / 2).toFixed(1)}`;
 }
@@ -105,6 +115,8 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<Eng
   const context = options.context ?? 128;
   const progress = options.progress ?? (() => {});
   const load_start = os.loadavg().map((x) => round(x, 2));
+  const busy = await measureOtherCpuBusy(options.busySampleMs ?? 500);
+  const busy_start = busy === undefined ? null : round(busy, 2);
   const one = await createWasmKernels({ threads: 1 });
   const two = await createWasmKernels({ threads: 2 });
   try {
@@ -145,6 +157,7 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<Eng
       machine: { cpu: cpuModel(), cores: os.cpus().length, node: process.version, simd: one.name },
       load_start,
       load_end: os.loadavg().map((x) => round(x, 2)),
+      busy_start,
     };
   } finally {
     await one.dispose();
@@ -169,9 +182,9 @@ export function formatEngineBench(r: EngineBenchResult): string {
   const lines = [
     `model    Llama ${m.layers} layers, hidden ${m.hidden}, ${m.heads} heads, intermediate ${m.intermediate}, vocab ${m.vocab} (${(r.parameters / 1e6).toFixed(2)}M parameters); batch ${m.batch} x context ${m.context}; ${r.threads} thread(s)`,
     `machine  ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}, ${r.machine.simd}`,
-    `load     ${r.load_start.join(' ')} at the start, ${r.load_end.join(' ')} at the end (1/5/15 min)`,
+    `load     ${r.load_start.join(' ')} at the start, ${r.load_end.join(' ')} at the end (1/5/15 min)${r.busy_start === null ? '' : `; other work used ${(100 * r.busy_start).toFixed(0)}% of the CPU before the start`}`,
   ];
-  const warning = busyWarning(r.load_start[0] ?? 0, r.machine.cores);
+  const warning = busyWarning(r.load_start[0] ?? 0, r.machine.cores, r.busy_start);
   if (warning !== undefined) lines.push(`warning  ${warning}`);
   lines.push('');
   lines.push(`${'figure'.padEnd(width[0]!)}  ${'value'.padStart(width[1]!)} ${''.padEnd(width[2]!)}  ${'note'.padEnd(width[3]!)}  target (issue 3)`);
@@ -190,9 +203,9 @@ export function benchCommand(): Command {
     .addOption(new Option('--threads <n>', 'threads for training and sampling (default: TROUPE_THREADS or 2)').choices(['1', '2']))
     .action(async (opts: { json: boolean; threads?: '1' | '2' }) => {
       const threads = opts.threads === undefined ? threadsFromEnv() : (Number(opts.threads) as 1 | 2);
-      const warning = busyWarning(os.loadavg()[0] ?? 0, os.cpus().length);
-      if (warning !== undefined) process.stderr.write(`troupe bench: warning: ${warning}\n`);
       const result = await benchEngine({ threads, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
+      const warning = busyWarning(result.load_start[0] ?? 0, result.machine.cores, result.busy_start);
+      if (opts.json && warning !== undefined) process.stderr.write(`troupe bench: warning: ${warning}\n`);
       process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : formatEngineBench(result));
     });
   return bench;
