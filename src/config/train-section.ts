@@ -34,6 +34,11 @@ export const trainSection = z
     eval_temperature: z.number().min(0).default(0),
     checkpoint_every: z.number().int().min(0).default(10),
     keep_checkpoints: z.number().int().min(1).default(2),
+    /**
+     * Policy ids that keep their starting weights: they play, their samples are recorded,
+     * but their learner never updates (the "one role trained alone" ablation).
+     */
+    frozen: z.array(z.string().min(1)).default([]),
     /** Write the step's samples to rollouts/step-N.jsonl every N steps; 0 = never. */
     samples_every: z.number().int().min(0).default(10),
   })

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTraining } from './run-training.js';
 import { runEvalCommand } from '../cli/eval-command.js';
+import { readSafetensors } from '../engine/io/safetensors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-train-'));
 const config = join(dir, 'tiny.yaml');
@@ -71,4 +72,22 @@ test('a training config that is not embedded, or an eval without weights, says w
   const embedded = join(dir, 'embedded.yaml');
   writeFileSync(embedded, 'tasks: { name: toy }\npolicy: { kind: embedded }\n');
   await assert.rejects(runEvalCommand({ target: embedded }), /needs weights: give a run folder/);
+});
+
+test('train.frozen keeps a policy at its starting weights while the other one learns', async () => {
+  const runDir = join(dir, 'frozen');
+  await runTraining({ config, runDir, stream: quiet, set: ['train.steps=2', 'train.frozen=[plan]', 'train.eval_every=0', 'train.eval_tasks=2', 'advantage.estimator=raw'] });
+  // raw advantages (the reward itself) give the tool a gradient even when every group ties
+  const tensors = (path: string) => readSafetensors(join(runDir, path, 'model.safetensors')).tensors;
+  const base = tensors('base');
+  const final = (role: string) => tensors(`checkpoints/step-000001/policies/${role}`);
+  const differing = (a: Map<string, { data: Float32Array }>, b: Map<string, { data: Float32Array }>) =>
+    [...a.keys()].filter((name) => !a.get(name)!.data.every((x, i) => x === b.get(name)!.data[i]));
+  assert.deepEqual(differing(base, final('plan')), [], 'the frozen plan policy is the warm-started base, bit for bit');
+  assert.ok(differing(base, final('tool')).length > 0, 'the tool policy was updated');
+  const records = deterministicMetrics(runDir).filter((r: any) => r.kind === 'train') as any[];
+  assert.ok(records.every((r) => r.policies.plan.tokens === 0 && r.policies.plan.loss === null && r.policies.tool.tokens > 0));
+  await assert.rejects(runTraining({ config, runDir: join(dir, 'frozen-bad'), stream: quiet, set: ['train.frozen=[planner]'] }), /train\.frozen: no role is played by policy 'planner'; policy ids in use: tool, plan/);
+  await assert.rejects(runTraining({ config, runDir: join(dir, 'frozen-all'), stream: quiet, set: ['train.frozen=[plan, tool]'] }), /lists every policy/);
+  assert.ok(!existsSync(join(dir, 'frozen-bad')) && !existsSync(join(dir, 'frozen-all')), 'a bad config creates no run folder');
 });

@@ -71,6 +71,12 @@ export function checkTrainable(config: ResolvedConfig): void {
     }
     if (!ids.includes(id)) throw new TroupeError('config', `policy.models.${id}: no role is played by policy '${id}'; policy ids in use: ${ids.join(', ')}`);
   }
+  for (const id of config.train.frozen) {
+    if (!ids.includes(id)) throw new TroupeError('config', `train.frozen: no role is played by policy '${id}'; policy ids in use: ${ids.join(', ')} (with policy.map: shared the one policy is '${ids[0]}')`);
+  }
+  if (config.train.steps > 0 && ids.every((id) => config.train.frozen.includes(id))) {
+    throw new TroupeError('config', `train.frozen lists every policy (${ids.join(', ')}): nothing would train; remove one, or use troupe eval to measure the policies as they are`);
+  }
 }
 
 /** Builds the run's live objects; the caller has already passed `checkTrainable(config)`. */
@@ -144,6 +150,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
       estimator: config.advantage.estimator,
       filterZeroVariance: config.advantage.filter_zero_variance,
       tasksPerStep: config.rollout.tasks,
+      frozen: new Set(config.train.frozen),
     },
     evalInput: { team, source, policyFor: (role) => policies.policyFor(role), rollout },
     dispose: () => policies.dispose(),

@@ -23,6 +23,8 @@ export interface TrainStepInput<E extends Env> {
   readonly seed: number;
   readonly step: number;
   readonly lr: number;
+  /** Policy ids whose learners are not updated (train.frozen). */
+  readonly frozen?: ReadonlySet<string>;
 }
 
 export interface TrainStepResult {
@@ -58,7 +60,7 @@ export async function trainStep<E extends Env>(input: TrainStepInput<E>): Promis
   const policies: Record<string, PolicyTrainMetrics> = {};
   for (const [id, member] of input.policies.members) {
     const sequences = routed.byPolicy.get(id) ?? [];
-    if (sequences.length === 0) {
+    if (sequences.length === 0 || input.frozen?.has(id) === true) {
       policies[id] = { loss: null, clip_fraction: null, kl: null, entropy: null, grad_norm: null, tokens: 0 };
       continue;
     }
