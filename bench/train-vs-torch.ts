@@ -2,7 +2,7 @@
 // engine and PyTorch CPU (bench/torch-train-step.py), same model, batch, context and thread
 // count, in alternating rounds so both see the same machine load. On 2 threads PyTorch gets
 // its fastest of three thread splits between OpenMP and OpenBLAS.
-// Run: npx tsx bench/train-vs-torch.ts [--threads 1|2] [--rounds 3] [--steps 3] [--json]
+// Run: npx tsx bench/train-vs-torch.ts [--threads 1|2] [--rounds 3] [--steps 3] [--torch-core Haswell|SkylakeX|Nehalem] [--json]
 // Needs /usr/bin/python3 with torch (apt-get install python3-torch libopenblas0-pthread).
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
@@ -22,6 +22,12 @@ const median = (xs: readonly number[]): number => {
 
 const threads = flag('--threads', 2) === 1 ? 1 : 2;
 const rounds = flag('--rounds', 3);
+/**
+ * OpenBLAS kernel family for PyTorch's matmuls (OPENBLAS_CORETYPE): by default OpenBLAS
+ * picks one for the CPU (Haswell = AVX2 here); SkylakeX = AVX-512, Nehalem = 128-bit SSE,
+ * the vector width WebAssembly SIMD has.
+ */
+const torchCore = process.argv.includes('--torch-core') ? process.argv[process.argv.indexOf('--torch-core') + 1] : undefined;
 const steps = flag('--steps', 3);
 /** (OMP threads, OpenBLAS threads) tried for PyTorch at each thread count. */
 const torchSplits: ReadonlyArray<readonly [number, number]> = threads === 1 ? [[1, 1]] : [[2, 1], [1, 2], [2, 2]];
@@ -35,12 +41,13 @@ for (let round = 0; round < rounds; round++) {
   // two pools should get the threads depends on the machine: try every split, keep the fastest.
   let torch = { train_step_ms: Number.POSITIVE_INFINITY, cpu_ms: 0, split: '' };
   for (const [omp, blas] of torchSplits) {
-    const env = { ...process.env, OMP_NUM_THREADS: String(omp), OPENBLAS_NUM_THREADS: String(blas) };
+    const env = { ...process.env, OMP_NUM_THREADS: String(omp), OPENBLAS_NUM_THREADS: String(blas), OPENBLAS_VERBOSE: '2', ...(torchCore ? { OPENBLAS_CORETYPE: torchCore } : {}) };
     const run = spawnSync('/usr/bin/python3', [torchScript, '--threads', String(omp), '--steps', String(steps), '--json'], { encoding: 'utf8', env });
     if (run.status !== 0) throw new Error(`torch-train-step.py failed (is python3-torch installed?):\n${run.stderr}`);
-    const result = JSON.parse(run.stdout) as { train_step_ms: number; cpu_ms: number };
-    process.stderr.write(`  torch OMP ${omp} / OpenBLAS ${blas}: ${Math.round(result.train_step_ms)} ms (cpu ${Math.round(result.cpu_ms)})\n`);
-    if (result.train_step_ms < torch.train_step_ms) torch = { ...result, split: `omp${omp}/blas${blas}` };
+    const result = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as { train_step_ms: number; cpu_ms: number };
+    const core = /Core: (\w+)/.exec(run.stdout + run.stderr)?.[1] ?? 'unknown';
+    process.stderr.write(`  torch OMP ${omp} / OpenBLAS ${blas} (kernels: ${core}): ${Math.round(result.train_step_ms)} ms (cpu ${Math.round(result.cpu_ms)})\n`);
+    if (result.train_step_ms < torch.train_step_ms) torch = { ...result, split: `omp${omp}/blas${blas}/${core}` };
   }
   const row = { round, load: Number(load.toFixed(2)), troupe_ms: Math.round(ours.medianMs), troupe_cpu_ms: Math.round(median(ours.cpuMs)), torch_ms: Math.round(torch.train_step_ms), torch_cpu_ms: Math.round(torch.cpu_ms), torch_split: torch.split };
   rows.push(row);
