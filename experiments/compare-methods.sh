@@ -14,16 +14,20 @@
 #   single-grpo             algorithm: grpo, team.variant: single, 6 tasks a step, 80 steps
 #   per-role-swapped        evaluation only: the per-role run with its two policies exchanged
 # Each run's base is its own warm-started model (eval step -1 in the table).
+# Environment: STEPS (default 100), SEED (default: the config's), TROUPE_THREADS (1 or 2).
 set -euo pipefail
 CONFIG=${1:-examples/plan-path-train.yaml}
 OUT=${2:-runs/exp-plan-path}
 STEPS=${STEPS:-100}
+# SEED (optional) overrides the config's seed: tasks, warm start, sampling all follow it.
+SEED_SET=()
+if [ -n "${SEED:-}" ]; then SEED_SET=(--set "seed=$SEED"); fi
 CLI="node dist/src/cli/main.js"
 npx tsc -p .
 run() {
   local name=$1; shift
   if [ -f "$OUT/$name/report.html" ]; then echo "skip $name (done)"; return; fi
-  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set train.steps=$STEPS "$@" --resume
+  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set train.steps=$STEPS "${SEED_SET[@]}" "$@" --resume
 }
 run team-at-grpo-shared
 run team-at-grpo-per-role --set policy.map=per-role

@@ -10,11 +10,14 @@
 #   plan-alone   only plan learns; the tool keeps the base weights (train.frozen: [tool])
 #   together     evaluation only: tool-alone's tool with plan-alone's plan
 #   swapped      evaluation only: joint's two policies exchanged
-# Runs go one after the other. TROUPE_THREADS (1 or 2) sets the engine's threads.
+# Runs go one after the other. Environment: STEPS (default 100), SEED (default: the
+# config's), TROUPE_THREADS (1 or 2).
 set -euo pipefail
 CONFIG=${1:-examples/plan-path-train.yaml}
 OUT=${2:-runs/exp-roles}
 STEPS=${STEPS:-100}
+SEED_SET=()
+if [ -n "${SEED:-}" ]; then SEED_SET=(--set "seed=$SEED"); fi
 CLI="node dist/src/cli/main.js"
 npx tsc -p .
 run() {
@@ -23,7 +26,7 @@ run() {
   # Every run starts from the joint run's base: copy it so the warm start is not repeated
   # (the cache key in base/ still checks that the config asks for the same base).
   if [ "$name" != joint ] && [ ! -d "$OUT/$name/base" ]; then mkdir -p "$OUT/$name" && cp -r "$OUT/joint/base" "$OUT/$name/base"; fi
-  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set policy.map=per-role --set train.steps=$STEPS "$@" --resume
+  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set policy.map=per-role --set train.steps=$STEPS "${SEED_SET[@]}" "$@" --resume
 }
 latest() { ls -d "$1"/checkpoints/*/ | tail -1; }
 run joint
