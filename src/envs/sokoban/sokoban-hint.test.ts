@@ -32,6 +32,19 @@ describe('sokoban compact hints', () => {
     assert.equal(sokobanHint(env, 'box-goal-open'), 'BOX R2 GOAL D2 OPEN UDL');
   });
 
+  it('push-open: the next push of an optimal solution, where the player stands to make it, the open moves', () => {
+    // The box (row 3, column 4) must go left twice onto the goal: stand right of it first.
+    const env = new SokobanEnv(taskFromRows(['######', '#P...#', '#G.B.#', '#....#', '#....#', '######']));
+    assert.equal(sokobanHint(env, 'push-open'), 'PUSH L FROM D1 R3 OPEN DR');
+    env.applyMoves(moves('RRRD'));
+    assert.equal(sokobanHint(env, 'push-open'), 'PUSH L HERE OPEN UDL');
+    env.applyMoves(moves('L'));
+    assert.equal(sokobanHint(env, 'push-open'), 'PUSH L HERE OPEN UDLR');
+    env.applyMoves(moves('L'));
+    assert.ok(env.success);
+    assert.equal(sokobanHint(env, 'push-open'), 'OPEN UDR', 'nothing left to push; the box on the goal cannot go into the wall');
+  });
+
   it('replaces the ON status in compact prompts only; natural prompts are unchanged', () => {
     const env = new SokobanEnv(taskFromRows(['######', '#P...#', '#..B.#', '#....#', '#.G..#', '######']));
     const presenter = sokobanPresenterWith('box-goal-open');
@@ -66,7 +79,7 @@ describe('sokoban compact hints', () => {
   it('an unknown hint is a config error naming the allowed values', () => {
     const result = sokobanTask.optionsSchema.safeParse({ hint: 'coords' });
     assert.ok(!result.success);
-    assert.match(JSON.stringify(result.error.issues), /none \| box-goal \| box-goal-open/);
+    assert.match(JSON.stringify(result.error.issues), /none \| box-goal \| box-goal-open \| push-open/);
   });
 });
 

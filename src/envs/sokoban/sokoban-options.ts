@@ -3,7 +3,7 @@ import { unknownKeyError } from '../grid/unknown-key-error.js';
 import { SOKOBAN_REWARDS } from './sokoban-env.js';
 
 /** Header facts of compact prompts (see `hint` below). */
-export const SOKOBAN_HINTS = ['none', 'box-goal', 'box-goal-open'] as const;
+export const SOKOBAN_HINTS = ['none', 'box-goal', 'box-goal-open', 'push-open'] as const;
 export type SokobanHint = (typeof SOKOBAN_HINTS)[number];
 
 export const SOKOBAN_LIMITS = {
@@ -58,7 +58,10 @@ const sokobanOptionsShape = {
    * Compact format only: facts added to the prompt header for tiny models, which struggle to
    * locate pieces in a character grid. `box-goal`: where the box lies from the player and the
    * goal from the box (`BOX D1 R2 GOAL U1`); `box-goal-open`: also the moves that are not
-   * blocked (`OPEN UDL`). The board is shown as before; `none` keeps the `ON0/1` status.
+   * blocked (`OPEN UDL`). `push-open`: the next push of an optimal solution and where the
+   * player stands to make it (`PUSH L FROM U1 R2`, `PUSH L HERE` when there), then `OPEN`: a
+   * subgoal computed by the solver, a stronger hint than the others. The board is shown as
+   * before; `none` keeps the `ON0/1` status.
    */
   hint: z.enum(SOKOBAN_HINTS, { error: `hint must be one of ${SOKOBAN_HINTS.join(' | ')}` }).default('none'),
 };

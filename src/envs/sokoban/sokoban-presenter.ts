@@ -11,6 +11,7 @@ import type { MovePresenter, PromptFormat } from '../grid/types.js';
 import { formatReward } from '../grid/format-reward.js';
 import { boxesOnGoals, sokobanMove } from './sokoban-move.js';
 import type { SokobanHint } from './sokoban-options.js';
+import { solveSokoban } from './solve-sokoban.js';
 import { SOKOBAN_REWARDS, type SokobanEnv, type SokobanReport } from './sokoban-env.js';
 
 export const SOKOBAN_CELLS = {
@@ -91,6 +92,11 @@ export function sokobanHint(env: SokobanEnv, hint: SokobanHint): string {
   const { room } = env.task;
   const { player, boxes } = env.state;
   const parts: string[] = [];
+  if (hint === 'push-open') {
+    parts.push(...nextPush(env));
+    parts.push('OPEN', DIRECTIONS.filter((dir) => sokobanMove(room, env.state, dir) !== undefined).join(''));
+    return parts.join(' ');
+  }
   const box = nearest(room.shape, player, boxes.filter((cell) => room.goals[cell] === 0));
   if (box !== undefined) {
     const goal = nearest(room.shape, box, room.goalCells.filter((cell) => !boxes.includes(cell)));
@@ -108,6 +114,28 @@ export function sokobanHint(env: SokobanEnv, hint: SokobanHint): string {
 export function sokobanPresenterWith(hint: SokobanHint): MovePresenter<SokobanEnv, SokobanReport> {
   if (hint === 'none') return sokobanPresenter;
   return { ...sokobanPresenter, status: (env, format) => (format === 'compact' ? sokobanHint(env, hint) : sokobanPresenter.status(env, format)) };
+}
+
+/**
+ * `PUSH L FROM U1 R2`: the first push of an optimal solution from the current state and the
+ * offset from the player to the cell it is made from (`HERE` when the player stands there);
+ * nothing when the state is solved or cannot be solved.
+ */
+function nextPush(env: SokobanEnv): string[] {
+  const { room } = env.task;
+  const solution = solveSokoban({ room, state: env.state });
+  if (solution.status !== 'solved') return [];
+  let state = env.state;
+  for (const dir of solution.moves) {
+    const moved = sokobanMove(room, state, dir);
+    if (moved === undefined) return [];
+    if (moved.pushedFrom >= 0) {
+      const from = offset(room.shape, env.state.player, state.player);
+      return ['PUSH', dir, ...(from.length === 0 ? ['HERE'] : ['FROM', ...from])];
+    }
+    state = moved.state;
+  }
+  return [];
 }
 
 /** Rows then columns from `from` to `to`, e.g. `D1 R2`; zero components are left out. */
