@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TroupeError } from '../util/errors.js';
 import { runRolloutCommand } from './rollout-command.js';
+import { testDir } from '../util/test-dir.test-helper.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'troupe-rollout-'));
+const dir = testDir('troupe-rollout-');
 const config = join(dir, 'toy.yaml');
 writeFileSync(config, '# test config\nname: t\nseed: 4\ntasks:\n  name: toy\nrollout:\n  k: 3\n  tasks: 5\npolicy:\n  skill: 0.3\n');
 

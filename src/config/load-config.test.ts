@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from './load-config.js';
 import { configError } from './config-error.test-helper.js';
 import { resolveConfig } from './resolve-config.js';
+import { testDir } from '../util/test-dir.test-helper.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'troupe-config-'));
+const dir = testDir('troupe-config-');
 function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { TroupeError } from '../util/errors.js';
@@ -13,8 +12,9 @@ import { readStdioProblems } from './stdio-problem.js';
 import { solveSyntheticMath, syntheticMathProblem } from './synthetic-math.js';
 import { recogniseFunctionPrompt, syntheticFunctionProblem } from './synthetic-functions.js';
 import { recogniseStdioQuestion, syntheticStdioProblem } from './synthetic-stdio.js';
+import { testDir } from '../util/test-dir.test-helper.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'troupe-datasets-'));
+const dir = testDir('troupe-datasets-');
 function file(name: string, text: string | Buffer): string {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTraining } from './run-training.js';
 import { runEvalCommand } from '../cli/eval-command.js';
 import { readSafetensors } from '../engine/io/safetensors.js';
+import { testDir } from '../util/test-dir.test-helper.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'troupe-train-'));
+const dir = testDir('troupe-train-');
 const config = join(dir, 'tiny.yaml');
 writeFileSync(
   config,

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
 import { MetricsWriter, serializeMetricsRecord } from './metrics-writer.js';
@@ -9,8 +8,9 @@ import { parseMetrics, readMetrics } from './read-metrics.js';
 import { truncateMetrics } from './truncate-metrics.js';
 import { syntheticRecords } from './synthetic-records.test-helper.js';
 import type { MetricsRecord, TrainRecord } from './types.js';
+import { testDir } from '../../util/test-dir.test-helper.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'troupe-metrics-'));
+const dir = testDir('troupe-metrics-');
 const records = syntheticRecords({ steps: 12, warmStartSteps: 4, evalEvery: 4 });
 const train = records.find((r): r is TrainRecord => r.kind === 'train')!;
 

@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
 import { writeReport } from './write-report.js';
 import { MetricsWriter } from '../metrics/metrics-writer.js';
 import { syntheticRecords } from '../metrics/synthetic-records.test-helper.js';
+import { testDir } from '../../util/test-dir.test-helper.js';
 
-const root = mkdtempSync(join(tmpdir(), 'troupe-report-'));
+const root = testDir('troupe-report-');
 
 function runDir(name: string, config?: string): string {
   const dir = join(root, name);
