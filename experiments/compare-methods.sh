@@ -29,8 +29,13 @@ run() {
   if [ -f "$OUT/$name/report.html" ]; then echo "skip $name (done)"; return; fi
   $CLI train "$CONFIG" --run-dir "$OUT/$name" --set train.steps=$STEPS "${SEED_SET[@]}" "$@" --resume
 }
+# The team variants start from the same warm-started base: copy it instead of repeating the
+# warm start (base/'s cache key still makes a run retrain if its config asks for another base).
+share_base() { if [ ! -d "$OUT/$2/base" ] && [ -d "$OUT/$1/base" ]; then mkdir -p "$OUT/$2" && cp -r "$OUT/$1/base" "$OUT/$2/base"; fi; }
 run team-at-grpo-shared
+share_base team-at-grpo-shared team-at-grpo-per-role
 run team-at-grpo-per-role --set policy.map=per-role
+share_base team-at-grpo-shared team-grpo-independent
 run team-grpo-independent --set algorithm=grpo --set rollout.tasks=4
 run single-grpo --set algorithm=grpo --set team.variant=single --set rollout.tasks=6 --set train.steps=80
 npx tsx experiments/summarize-runs.ts "$OUT"/*
