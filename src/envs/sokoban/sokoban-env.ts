@@ -6,6 +6,13 @@
  *                        + BOX_ON_GOAL if it lands on a goal, + BOX_OFF_GOAL if it leaves one
  *   illegal move         INVALID (into a wall, or pushing into a wall or box; replaces STEP)
  *   solving              + SOLVED
+ *   any legal move       + solveShaping * (m(before) - m(after))   m = fewest moves left to solve
+ *                        (the solver's), -solveShaping into an unsolvable state; 0 by default
+ *
+ * The optional solve shaping is potential-based, like Plan-Path's BFS shaping (there the
+ * distance to the goal *is* the moves left): it never changes which plans are best, but it
+ * tells per-turn credit (AT-GRPO compares the candidates of one turn) which walks lead on.
+ * Without it every walk earns the same STEP, and only pushes are told apart.
  *
  * A push from one goal straight onto another earns both goal terms (+1 - 0.5): the rules count
  * "pushed onto a goal" and "pushed off a goal" as separate events.
@@ -19,6 +26,7 @@ import { colOf, rowOf } from '../grid/grid-shape.js';
 import type { Direction, MoveEnv, MoveRecord, MoveReport } from '../grid/types.js';
 import type { SokobanTask } from './generate-sokoban.js';
 import { boxesOnGoals, deadBox, isSolved, sokobanMove, type SokobanState } from './sokoban-move.js';
+import { solveSokoban } from './solve-sokoban.js';
 
 export const SOKOBAN_REWARDS = {
   step: -0.01,
@@ -49,6 +57,8 @@ export class SokobanEnv implements MoveEnv<SokobanReport> {
   constructor(
     readonly task: SokobanTask,
     unparseableReward: number = SOKOBAN_REWARDS.invalid,
+    /** Weight of the moves-left shaping (sokoban-options.ts `solve_shaping`); 0 = off. */
+    readonly solveShaping = 0,
   ) {
     this.invalidPenalty = unparseableReward;
     this.current = task.start;
@@ -81,7 +91,7 @@ export class SokobanEnv implements MoveEnv<SokobanReport> {
   }
 
   clone(): this {
-    const copy = new SokobanEnv(this.task, this.invalidPenalty);
+    const copy = new SokobanEnv(this.task, this.invalidPenalty, this.solveShaping);
     copy.current = this.current; // states are immutable values
     copy.records = [...this.records];
     copy.deadlockReason = this.deadlockReason;
@@ -103,6 +113,7 @@ export class SokobanEnv implements MoveEnv<SokobanReport> {
         reward += SOKOBAN_REWARDS.invalid;
         continue;
       }
+      if (this.solveShaping > 0) reward += this.solveShaping * movesLeftGain(room, this.current, moved.state);
       this.current = moved.state;
       reward += SOKOBAN_REWARDS.step;
       if (moved.pushedFrom < 0) continue;
@@ -135,6 +146,21 @@ export class SokobanEnv implements MoveEnv<SokobanReport> {
       ...(problems.length === 0 ? {} : { failure: problems.join('; ') }),
     };
   }
+}
+
+/**
+ * m(before) - m(after) for one legal move, m = the solver's fewest moves left: 1 for a move of
+ * an optimal plan, 0 or -1 otherwise; -1 into an unsolvable state, 0 from one.
+ */
+function movesLeftGain(room: SokobanTask['room'], before: SokobanState, after: SokobanState): number {
+  const left = (state: SokobanState) => {
+    const solution = solveSokoban({ room, state });
+    return solution.status === 'solved' ? solution.moves.length : undefined;
+  };
+  const from = left(before);
+  if (from === undefined) return 0;
+  const to = left(after);
+  return to === undefined ? -1 : from - to;
 }
 
 /**

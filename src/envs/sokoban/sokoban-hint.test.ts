@@ -96,3 +96,35 @@ describe('sokoban unparseable_reward', () => {
     assert.ok(!sokobanTask.optionsSchema.safeParse({ unparseable_reward: 0.5 }).success);
   });
 });
+
+describe('sokoban solve_shaping', () => {
+  const rows = ['######', '#P...#', '#G.B.#', '#....#', '#....#', '######'];
+  const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `expected ${expected}, got ${actual}`);
+  const { step, invalid, shaping } = SOKOBAN_REWARDS;
+
+  it('pays +w along an optimal plan, -w for a detour, nothing on blocked moves', () => {
+    const env = new SokobanEnv(taskFromRows(rows), SOKOBAN_REWARDS.invalid, 0.2);
+    assert.equal(env.task.optimal, 6); // RRRD then LL
+    close(env.applyMoves(moves('R')).reward, step + 0.2);
+    close(env.applyMoves(moves('U')).reward, invalid);
+    close(env.applyMoves(moves('L')).reward, step - 0.2);
+    close(env.clone().applyMoves(moves('RRRDLL')).reward, 6 * (step + 0.2) + 2 * shaping + SOKOBAN_REWARDS.boxOnGoal + SOKOBAN_REWARDS.solved);
+  });
+
+  it('a push into an unsolvable state costs -w on top of the box shaping; 0 keeps the published rewards', () => {
+    // The box goes from column 4 to column 5, along the wall with no goal: dead.
+    const shaped = new SokobanEnv(taskFromRows(['######', '#....#', '#GPB.#', '#....#', '#....#', '######']), SOKOBAN_REWARDS.invalid, 0.2);
+    const push = shaped.applyMoves(moves('R'));
+    assert.equal(push.deadlock, true);
+    close(push.reward, step - shaping - 0.2);
+    // A detour walk (one move more to go) costs the same -w; D is on an optimal plan.
+    const detour = new SokobanEnv(taskFromRows(['######', '#....#', '#GPB.#', '#....#', '#....#', '######']), SOKOBAN_REWARDS.invalid, 0.2);
+    close(detour.clone().applyMoves(moves('L')).reward, step - 0.2);
+    close(detour.applyMoves(moves('D')).reward, step + 0.2);
+    const plain = new SokobanEnv(taskFromRows(rows));
+    close(plain.applyMoves(moves('R')).reward, step);
+    const options = sokobanTask.optionsSchema.parse({ solve_shaping: 0.1 });
+    assert.equal(sokobanTask.createSource(options, 1).make(0, 'train').clone().solveShaping, 0.1);
+    assert.ok(!sokobanTask.optionsSchema.safeParse({ solve_shaping: -0.1 }).success);
+  });
+});

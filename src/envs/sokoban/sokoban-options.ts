@@ -55,6 +55,17 @@ const sokobanOptionsShape = {
     .max(0, { error: 'unparseable_reward must be at most 0' })
     .default(SOKOBAN_REWARDS.invalid),
   /**
+   * Weight of an optional potential-based shaping on the fewest moves left to solve (the
+   * solver's count): +w for a move along an optimal plan, 0 or -w otherwise, -w into an
+   * unsolvable state. Plan-Path's BFS shaping is the same idea. 0 (the default) keeps the
+   * published rewards, where every walk earns the same and only pushes are told apart.
+   */
+  solve_shaping: z
+    .number({ error: 'solve_shaping must be a number' })
+    .min(0, { error: 'solve_shaping must be at least 0' })
+    .max(1, { error: 'solve_shaping must be at most 1 (the box-on-goal reward); try 0.1' })
+    .default(0),
+  /**
    * Compact format only: facts added to the prompt header for tiny models, which struggle to
    * locate pieces in a character grid. `box-goal`: where the box lies from the player and the
    * goal from the box (`BOX D1 R2 GOAL U1`); `box-goal-open`: also the moves that are not
