@@ -6,7 +6,9 @@
  *   model.safetensors      parameters under HF names, metadata {"format": "pt"} (transformers
  *                          refuses safetensors files without it)
  *   tokenizer.json         the tokenizer (see src/engine/tokenizer/)
- *   tokenizer_config.json  special tokens + PreTrainedTokenizerFast, for AutoTokenizer
+ *   tokenizer_config.json  special tokens + PreTrainedTokenizerFast, for AutoTokenizer (a
+ *                          tokenizer read from a real HF folder writes back the file it came
+ *                          with, chat_template and all)
  *
  * Saving is atomic (a temp folder renamed into place) and validates first, so a folder on
  * disk is always complete and consistent. Loading checks every tensor the config implies.
@@ -70,6 +72,8 @@ export function checkTensors(config: LlamaConfig, tensors: TensorMap, source: st
 }
 
 function tokenizerConfig(tokenizer: Tokenizer): Record<string, unknown> {
+  const original = tokenizer.tokenizerConfig?.();
+  if (original !== undefined) return original;
   const text = (id: number | undefined): string | null => (id === undefined ? null : tokenizer.decode([id]));
   return {
     tokenizer_class: 'PreTrainedTokenizerFast',

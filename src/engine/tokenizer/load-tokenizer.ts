@@ -1,12 +1,17 @@
 /**
- * Reads a `tokenizer.json` into a Tokenizer. Today that is the character-level layout Troupe
- * writes (see tokenizer-json.ts): any WordLevel vocabulary whose non-special tokens are single
- * characters, split per character. Other layouts (BPE, ByteLevel, Unigram, ...) are refused
- * with a clear error until a tokenizer backed by the HF tokenizers package is added here.
+ * Reads a `tokenizer.json` into a Tokenizer:
+ *
+ * - the character-level layout Troupe writes (see tokenizer-json.ts: a WordLevel vocabulary
+ *   whose non-special tokens are single characters, split per character) -> CharTokenizer;
+ * - any other Hugging Face file (BPE, ByteLevel, Metaspace, Unigram, WordPiece, ...) ->
+ *   HfTokenizer, backed by the @huggingface/tokenizers package. Its special tokens come from
+ *   the tokenizer_config.json beside it, which `readTokenizer` reads when present.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
 import { CharTokenizer } from './char-tokenizer.js';
+import { HfTokenizer } from './hf-tokenizer.js';
 import { CHAR_SPLIT_REGEX } from './tokenizer-json.js';
 import type { Tokenizer } from './types.js';
 
@@ -18,8 +23,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Builds a Tokenizer from parsed tokenizer.json contents; `source` names the file in errors. */
-export function tokenizerFromJson(json: unknown, source = 'tokenizer.json'): Tokenizer {
+/** The file beside a tokenizer.json that names its special tokens (and holds the chat template). */
+export const TOKENIZER_CONFIG_NAME = 'tokenizer_config.json';
+
+/**
+ * Builds a Tokenizer from parsed tokenizer.json contents; `source` names the file in errors.
+ * `config` is the parsed tokenizer_config.json, used by real HF tokenizers for their special
+ * tokens (Troupe's character layout marks them in tokenizer.json itself).
+ */
+export function tokenizerFromJson(json: unknown, source = 'tokenizer.json', config?: Record<string, unknown>): Tokenizer {
   if (!isObject(json) || !isObject(json.model)) throw bad(source, 'not a tokenizer.json object (no "model" field)');
   const model = json.model;
   const splitsChars =
@@ -28,14 +40,7 @@ export function tokenizerFromJson(json: unknown, source = 'tokenizer.json'): Tok
     isObject(json.pre_tokenizer.pattern) &&
     json.pre_tokenizer.pattern.Regex === CHAR_SPLIT_REGEX &&
     json.pre_tokenizer.behavior === 'Isolated';
-  if (model.type !== 'WordLevel' || !splitsChars) {
-    throw bad(
-      source,
-      `tokenizer model ${JSON.stringify(model.type)} with pre_tokenizer ${JSON.stringify((json.pre_tokenizer as { type?: unknown } | null)?.type ?? null)} is not supported yet; ` +
-        'Troupe reads the character-level layout (WordLevel + Split per character) it writes itself. ' +
-        'BPE/ByteLevel tokenizers need the HF tokenizers package, not available in this build',
-    );
-  }
+  if (model.type !== 'WordLevel' || !splitsChars) return hfTokenizer(json, source, config);
   if (!isObject(model.vocab)) throw bad(source, 'model.vocab is not an object');
   const tokens: string[] = [];
   for (const [token, id] of Object.entries(model.vocab)) {
@@ -62,8 +67,21 @@ export function tokenizerFromJson(json: unknown, source = 'tokenizer.json'): Tok
   }
 }
 
-/** Reads and parses a tokenizer.json file. */
-export function readTokenizer(path: string): Tokenizer {
+function hfTokenizer(json: Record<string, unknown>, source: string, config: Record<string, unknown> | undefined): Tokenizer {
+  try {
+    return new HfTokenizer(json, config, source);
+  } catch (error) {
+    if (error instanceof TroupeError) throw error;
+    const model = (json.model as { type?: unknown }).type;
+    throw bad(
+      source,
+      `the HF tokenizers package cannot build this tokenizer (model ${JSON.stringify(model ?? null)}): ${error instanceof Error ? error.message : String(error)}. ` +
+        'The file is incomplete or uses a component the package does not support; check that it is a tokenizer.json saved by the tokenizers library',
+    );
+  }
+}
+
+function readJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -71,11 +89,22 @@ export function readTokenizer(path: string): Tokenizer {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(error);
     throw new TroupeError('checkpoint', `cannot read ${path}: ${reason}`, { cause: error });
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw bad(path, `not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  return tokenizerFromJson(json, path);
+}
+
+/** Reads and parses a tokenizer.json file, with the tokenizer_config.json beside it if any. */
+export function readTokenizer(path: string): Tokenizer {
+  const json = readJson(path);
+  const configPath = join(dirname(path), TOKENIZER_CONFIG_NAME);
+  let config: Record<string, unknown> | undefined;
+  if (existsSync(configPath)) {
+    const parsed = readJson(configPath);
+    if (!isObject(parsed)) throw bad(configPath, 'not a JSON object');
+    config = parsed;
+  }
+  return tokenizerFromJson(json, path, config);
 }

@@ -6,9 +6,10 @@
  * - `CharTokenizer` (char-tokenizer.ts): one token per character, for the built-in small
  *   models. Saved as a Hugging Face `tokenizer.json` (WordLevel model + a Split pre-tokenizer
  *   that isolates every character + a Fuse decoder), which the HF `tokenizers` library loads.
- * - Real HF tokenizer.json files (BPE / ByteLevel / Unigram) are NOT supported yet: they need
- *   the HF tokenizers npm package (not a dependency today). Adding them means one more class
- *   implementing `Tokenizer` and one more branch in `tokenizerFromJson` (tokenizer-json.ts).
+ * - `HfTokenizer` (hf-tokenizer.ts): any other Hugging Face tokenizer.json (BPE, ByteLevel,
+ *   Metaspace, Unigram, WordPiece), run by the @huggingface/tokenizers package, with its
+ *   special tokens from the tokenizer_config.json beside it. `tokenizerFromJson`
+ *   (load-tokenizer.ts) picks the class.
  *
  * Token-in/token-out: rollouts keep the ids a policy produced and never re-tokenise text, so
  * `encode(decode(ids))` need not equal `ids` for every tokenizer (it does for CharTokenizer).
@@ -36,4 +37,10 @@ export interface Tokenizer {
   decode(ids: readonly number[], options?: { skipSpecial?: boolean }): string;
   /** The Hugging Face `tokenizer.json` object (JSON-serialisable) describing this tokenizer. */
   toTokenizerJson(): Record<string, unknown>;
+  /**
+   * The tokenizer_config.json this tokenizer came with (chat_template, special tokens, ...),
+   * which a saved checkpoint keeps as it is. Absent or undefined: the checkpoint writes one
+   * generated from `special` (what Troupe's own tokenizers do).
+   */
+  tokenizerConfig?(): Record<string, unknown> | undefined;
 }
