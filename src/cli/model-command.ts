@@ -34,7 +34,7 @@ export interface ModelInitOptions {
   /** max_position_embeddings; llamaConfig's default when absent. */
   readonly context?: number;
   readonly tied?: boolean;
-  /** A tokenizer.json to use instead of the standard character tokenizer. */
+  /** A tokenizer.json (Troupe's or a Hugging Face one) to use instead of the standard character tokenizer. */
   readonly tokenizer?: string;
   /** A text file whose characters form the alphabet of a character tokenizer. */
   readonly tokenizerFromText?: string;
@@ -180,7 +180,7 @@ export function registerModelCommand(program: Command): void {
     .option('--seed <n>', 'initialisation seed', nonNegativeInt('--seed'), 0)
     .option('--context <n>', 'maximum positions (max_position_embeddings)', positiveInt('--context'))
     .option('--tied', 'tie the output head to the embeddings', false)
-    .option('--tokenizer <file>', 'tokenizer.json to include (default: the standard 64-token character tokenizer)')
+    .option('--tokenizer <file>', 'tokenizer.json to include, Troupe\'s or any Hugging Face one (BPE, byte-level, SentencePiece); the tokenizer_config.json beside it names the special tokens (default: the standard 64-token character tokenizer)')
     .option('--tokenizer-from-text <file>', 'build a character tokenizer from the characters of a text file')
     .option('--overwrite', 'replace an existing non-empty output folder', false)
     .requiredOption('--out <dir>', 'output folder')
