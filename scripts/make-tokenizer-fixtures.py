@@ -15,6 +15,9 @@ them exactly (src/engine/tokenizer/hf-tokenizer.test.ts).
                     no split), a BPE model with byte fallback (<0x00>..<0xFF> at ids 3..258),
                     <unk> <s> </s> at ids 0..2, a TemplateProcessing post-processor and the
                     Replace/ByteFallback/Fuse/Strip decoder chain.
+  metaspace-unigram/ SentencePiece Unigram (ALBERT / T5 style): Metaspace pre-tokenizer
+                    (prepend "always", split on words) and decoder, a Unigram model whose
+                    <unk> takes every character it never saw (CJK, emoji).
 
 Each folder holds tokenizer.json, tokenizer_config.json (special tokens, chat_template) and
 expected.json: for every string, the ids of encode(text, add_special_tokens=False), the
@@ -193,6 +196,27 @@ def metaspace_bpe():
     return tok, config
 
 
+def metaspace_unigram():
+    tok = Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement='▁', prepend_scheme='always', split=True)
+    tok.decoder = decoders.Metaspace(replacement='▁', prepend_scheme='always', split=True)
+    trainer = trainers.UnigramTrainer(vocab_size=220, show_progress=False, special_tokens=['<pad>', '<unk>', '<s>', '</s>'], unk_token='<unk>')
+    tok.train_from_iterator([TRAINING_TEXT], trainer)
+    tok.post_processor = processors.TemplateProcessing(single='<s> $A </s>', pair='<s> $A </s> $B:1 </s>:1',
+                                                       special_tokens=[('<s>', tok.token_to_id('<s>')), ('</s>', tok.token_to_id('</s>'))])
+    config = {
+        'bos_token': '<s>',
+        'chat_template': CHAT_TEMPLATE,
+        'clean_up_tokenization_spaces': False,
+        'eos_token': '</s>',
+        'model_max_length': 512,
+        'pad_token': '<pad>',
+        'tokenizer_class': 'PreTrainedTokenizerFast',
+        'unk_token': '<unk>',
+    }
+    return tok, config
+
+
 def write(name, tok, config):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
@@ -230,3 +254,4 @@ def write(name, tok, config):
 if __name__ == '__main__':
     write('bytelevel-bpe', *byte_level_bpe())
     write('metaspace-bpe', *metaspace_bpe())
+    write('metaspace-unigram', *metaspace_unigram())

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const FIXTURE_NAMES = ['bytelevel-bpe', 'metaspace-bpe'] as const;
+export const FIXTURE_NAMES = ['bytelevel-bpe', 'metaspace-bpe', 'metaspace-unigram'] as const;
 
 export interface FixtureCase {
   readonly text: string;
