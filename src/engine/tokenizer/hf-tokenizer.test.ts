@@ -78,6 +78,10 @@ test('special tokens: AddedToken objects and strings in tokenizer_config; unk fa
     () => tokenizerFromJson(json, 'm/tokenizer.json', { bos_token: '<|begin_of_text|>' }),
     isError('checkpoint', /m\/tokenizer\.json: .*bos_token "<\|begin_of_text\|>".*not a token/),
   );
+  assert.throws(() => tokenizerFromJson(json, 'm/tokenizer.json', { eos_token: '<|eot_id|>' }), isError('checkpoint', /eos_token "<\|eot_id\|>"/));
+  // An unknown pad or unk token is only a hint: pad stays unknown, unk falls back to the model's.
+  const lenient = tokenizerFromJson(json, 'm/tokenizer.json', { pad_token: '[PAD]', unk_token: '[UNK]' });
+  assert.deepEqual({ ...lenient.special }, { pad: undefined, bos: undefined, eos: undefined, unk: 0 });
 });
 
 test('broken tokenizer.json files give checkpoint errors naming the file and the cause', () => {

@@ -77,7 +77,8 @@ export class HfTokenizer implements Tokenizer {
       const text = tokenText(config?.[key]);
       if (text === undefined) return undefined;
       const id = this.core.token_to_id(text);
-      if (id === undefined) {
+      // BOS and EOS steer generation, so a wrong one is an error; pad and unk are only hints.
+      if (id === undefined && (key === 'bos_token' || key === 'eos_token')) {
         throw new TroupeError('checkpoint', `${source}: the tokenizer_config.json beside it names ${key} ${JSON.stringify(text)}, which is not a token of this tokenizer.json; fix ${key} or use the tokenizer_config.json that came with this tokenizer`);
       }
       return id;
