@@ -16,7 +16,7 @@ set -euo pipefail
 CONFIG=${1:-examples/sokoban-train.yaml}
 OUT=${2:-runs/exp-sokoban}
 STEPS=${STEPS:-100}
-SINGLE_TASKS=${SINGLE_TASKS:-8}
+SINGLE_TASKS=${SINGLE_TASKS:-10}
 SINGLE_STEPS=${SINGLE_STEPS:-$STEPS}
 # CLI=... runs another build (e.g. a snapshot of the committed tree, so that uncommitted
 # edits of others in the working tree cannot change a run half-way); default: build dist/.
