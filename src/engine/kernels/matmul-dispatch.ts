@@ -27,7 +27,7 @@ export interface MatmulContext {
  * never. Decoding streams the weights from L3, and on the development machine (2 vCPUs
  * under KVM) two threads together streamed no faster than one (20-27 GB/s either way for
  * 256x256 up to 4096x1024 weights) while the hand-off cost a few microseconds per call:
- * decode at batch 1 ran 5-15% slower split. `matvecSplitFrom` turns it on where the cores
+ * a token's 28 matvecs ran 14-16% slower split. `matvecSplitFrom` turns it on where the cores
  * have their own bandwidth.
  */
 export const MATVEC_SPLIT_DEFAULT = Number.POSITIVE_INFINITY;
