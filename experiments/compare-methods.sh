@@ -14,7 +14,8 @@
 #   single-grpo             algorithm: grpo, team.variant: single, 6 tasks a step, 80 steps
 #   per-role-swapped        evaluation only: the per-role run with its two policies exchanged
 # Each run's base is its own warm-started model (eval step -1 in the table).
-# Environment: STEPS (default 100), SEED (default: the config's), TROUPE_THREADS (1 or 2).
+# Environment: STEPS (default 100), SEED (default: the config's), EXTRA (more --set
+# options), TROUPE_THREADS (1 or 2).
 set -euo pipefail
 CONFIG=${1:-examples/plan-path-train.yaml}
 OUT=${2:-runs/exp-plan-path}
@@ -22,12 +23,15 @@ STEPS=${STEPS:-100}
 # SEED (optional) overrides the config's seed: tasks, warm start, sampling all follow it.
 SEED_SET=()
 if [ -n "${SEED:-}" ]; then SEED_SET=(--set "seed=$SEED"); fi
+# EXTRA: more train options for every run, e.g. EXTRA="--set train.kl_coef=0" (how the
+# runs of docs/results.md section 3 were made, before the config gained its KL term).
+read -r -a EXTRA_SET <<< "${EXTRA:-}"
 CLI="node dist/src/cli/main.js"
 npx tsc -p .
 run() {
   local name=$1; shift
   if [ -f "$OUT/$name/report.html" ]; then echo "skip $name (done)"; return; fi
-  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set train.steps=$STEPS "${SEED_SET[@]}" "$@" --resume
+  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set train.steps=$STEPS "${SEED_SET[@]}" "${EXTRA_SET[@]}" "$@" --resume
 }
 # The team variants start from the same warm-started base: copy it instead of repeating the
 # warm start (base/'s cache key still makes a run retrain if its config asks for another base).

@@ -11,13 +11,16 @@
 #   together     evaluation only: tool-alone's tool with plan-alone's plan
 #   swapped      evaluation only: joint's two policies exchanged
 # Runs go one after the other. Environment: STEPS (default 100), SEED (default: the
-# config's), TROUPE_THREADS (1 or 2).
+# config's), EXTRA (more --set options), TROUPE_THREADS (1 or 2).
 set -euo pipefail
 CONFIG=${1:-examples/plan-path-train.yaml}
 OUT=${2:-runs/exp-roles}
 STEPS=${STEPS:-100}
 SEED_SET=()
 if [ -n "${SEED:-}" ]; then SEED_SET=(--set "seed=$SEED"); fi
+# EXTRA: more train options for every run, e.g. EXTRA="--set train.kl_coef=0" (how the
+# runs of docs/results.md section 3 were made, before the config gained its KL term).
+read -r -a EXTRA_SET <<< "${EXTRA:-}"
 CLI="node dist/src/cli/main.js"
 npx tsc -p .
 run() {
@@ -26,7 +29,7 @@ run() {
   # Every run starts from the joint run's base: copy it so the warm start is not repeated
   # (the cache key in base/ still checks that the config asks for the same base).
   if [ "$name" != joint ] && [ ! -d "$OUT/$name/base" ]; then mkdir -p "$OUT/$name" && cp -r "$OUT/joint/base" "$OUT/$name/base"; fi
-  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set policy.map=per-role --set train.steps=$STEPS "${SEED_SET[@]}" "$@" --resume
+  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set policy.map=per-role --set train.steps=$STEPS "${SEED_SET[@]}" "${EXTRA_SET[@]}" "$@" --resume
 }
 latest() { ls -d "$1"/checkpoints/*/ | tail -1; }
 run joint
