@@ -21,12 +21,12 @@ SINGLE_STEPS=${SINGLE_STEPS:-$STEPS}
 # CLI=... runs another build (e.g. a snapshot of the committed tree, so that uncommitted
 # edits of others in the working tree cannot change a run half-way); default: build dist/.
 if [ -z "${CLI:-}" ]; then CLI="node dist/src/cli/main.js"; npx tsc -p .; fi
+source "$(dirname "$0")/lib.sh"
 run() {
-  local name=$1; shift
-  if [ -f "$OUT/$name/report.html" ]; then echo "skip $name (done)"; return; fi
+  if variant_done "$1"; then echo "skip $1 (done)"; return; fi
   local start=$(date +%s)
-  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set train.steps=$STEPS "$@" --resume
-  echo "$name: $(( $(date +%s) - start )) s wall, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/wall.txt"
+  train_variant "$@"
+  echo "$1: $(( $(date +%s) - start )) s wall, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/wall.txt"
 }
 run team-at-grpo-shared
 run single-grpo --set algorithm=grpo --set team.variant=single --set rollout.tasks=$SINGLE_TASKS --set train.steps=$SINGLE_STEPS
@@ -34,9 +34,5 @@ run team-at-grpo-per-role --set policy.map=per-role
 if [ "${INDEPENDENT:-0}" = 1 ]; then run team-grpo-independent --set algorithm=grpo --set rollout.tasks=${INDEPENDENT_TASKS:-4}; fi
 npx tsx experiments/summarize-runs.ts "$OUT"/*
 
-# The swap ablation: a copy of the per-role run whose newest checkpoint has tool and plan exchanged.
-SWAP="$OUT/per-role-swapped.tmp"
-rm -rf "$SWAP" && cp -r "$OUT/team-at-grpo-per-role" "$SWAP"
-LATEST=$(ls -d "$SWAP"/checkpoints/*/ | tail -1)
-mv "$LATEST/policies/tool" "$LATEST/policies/swap" && mv "$LATEST/policies/plan" "$LATEST/policies/tool" && mv "$LATEST/policies/swap" "$LATEST/policies/plan"
-echo "per-role, policies swapped: $($CLI eval "$SWAP" --json)"
+# The swap ablation: the per-role run with its two policies exchanged.
+echo "per-role, policies swapped: $(eval_swapped "$OUT/team-at-grpo-per-role" "$OUT/per-role-swapped.tmp")"

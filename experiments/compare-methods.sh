@@ -13,40 +13,25 @@
 #   team-grpo-independent   algorithm: grpo (K independent episodes, task-level groups), 4 tasks a step
 #   single-grpo             algorithm: grpo, team.variant: single, 6 tasks a step, 80 steps
 #   per-role-swapped        evaluation only: the per-role run with its two policies exchanged
-# Each run's base is its own warm-started model (eval step -1 in the table).
+# Each set-up's base is its own warm-started model (eval step -1 in the table); the team
+# variants share one.
 # Environment: STEPS (default 100), SEED (default: the config's), EXTRA (more --set
 # options), TROUPE_THREADS (1 or 2).
 set -euo pipefail
 CONFIG=${1:-examples/plan-path-train.yaml}
 OUT=${2:-runs/exp-plan-path}
 STEPS=${STEPS:-100}
-# SEED (optional) overrides the config's seed: tasks, warm start, sampling all follow it.
-SEED_SET=()
-if [ -n "${SEED:-}" ]; then SEED_SET=(--set "seed=$SEED"); fi
-# EXTRA: more train options for every run, e.g. EXTRA="--set train.kl_coef=0" (how the
-# runs of docs/results.md section 3 were made, before the config gained its KL term).
-read -r -a EXTRA_SET <<< "${EXTRA:-}"
 CLI="node dist/src/cli/main.js"
 npx tsc -p .
-run() {
-  local name=$1; shift
-  if [ -f "$OUT/$name/report.html" ]; then echo "skip $name (done)"; return; fi
-  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set train.steps=$STEPS "${SEED_SET[@]}" "${EXTRA_SET[@]}" "$@" --resume
-}
-# The team variants start from the same warm-started base: copy it instead of repeating the
-# warm start (base/'s cache key still makes a run retrain if its config asks for another base).
-share_base() { if [ ! -d "$OUT/$2/base" ] && [ -d "$OUT/$1/base" ]; then mkdir -p "$OUT/$2" && cp -r "$OUT/$1/base" "$OUT/$2/base"; fi; }
-run team-at-grpo-shared
+source "$(dirname "$0")/lib.sh"
+# The team variants start from the same warm-started base.
+train_variant team-at-grpo-shared
 share_base team-at-grpo-shared team-at-grpo-per-role
-run team-at-grpo-per-role --set policy.map=per-role
+train_variant team-at-grpo-per-role --set policy.map=per-role
 share_base team-at-grpo-shared team-grpo-independent
-run team-grpo-independent --set algorithm=grpo --set rollout.tasks=4
-run single-grpo --set algorithm=grpo --set team.variant=single --set rollout.tasks=6 --set train.steps=80
+train_variant team-grpo-independent --set algorithm=grpo --set rollout.tasks=4
+train_variant single-grpo --set algorithm=grpo --set team.variant=single --set rollout.tasks=6 --set train.steps=80
 npx tsx experiments/summarize-runs.ts "$OUT"/*
 
-# The swap ablation: a copy of the per-role run whose newest checkpoint has tool and plan exchanged.
-SWAP="$OUT/per-role-swapped.tmp"
-rm -rf "$SWAP" && cp -r "$OUT/team-at-grpo-per-role" "$SWAP"
-LATEST=$(ls -d "$SWAP"/checkpoints/*/ | tail -1)
-mv "$LATEST/policies/tool" "$LATEST/policies/swap" && mv "$LATEST/policies/plan" "$LATEST/policies/tool" && mv "$LATEST/policies/swap" "$LATEST/policies/plan"
-echo "per-role, policies swapped: $($CLI eval "$SWAP" --json)"
+# The swap ablation: the per-role run with its two policies exchanged.
+echo "per-role, policies swapped: $(eval_swapped "$OUT/team-at-grpo-per-role" "$OUT/per-role-swapped.tmp")"

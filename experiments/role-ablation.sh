@@ -16,22 +16,14 @@ set -euo pipefail
 CONFIG=${1:-examples/plan-path-train.yaml}
 OUT=${2:-runs/exp-roles}
 STEPS=${STEPS:-100}
-SEED_SET=()
-if [ -n "${SEED:-}" ]; then SEED_SET=(--set "seed=$SEED"); fi
-# EXTRA: more train options for every run, e.g. EXTRA="--set train.kl_coef=0" (how the
-# runs of docs/results.md section 3 were made, before the config gained its KL term).
-read -r -a EXTRA_SET <<< "${EXTRA:-}"
 CLI="node dist/src/cli/main.js"
 npx tsc -p .
+source "$(dirname "$0")/lib.sh"
+# Every run starts from the joint run's base, so the warm start is not repeated.
 run() {
-  local name=$1; shift
-  if [ -f "$OUT/$name/report.html" ]; then echo "skip $name (done)"; return; fi
-  # Every run starts from the joint run's base: copy it so the warm start is not repeated
-  # (the cache key in base/ still checks that the config asks for the same base).
-  if [ "$name" != joint ] && [ ! -d "$OUT/$name/base" ]; then mkdir -p "$OUT/$name" && cp -r "$OUT/joint/base" "$OUT/$name/base"; fi
-  $CLI train "$CONFIG" --run-dir "$OUT/$name" --set policy.map=per-role --set train.steps=$STEPS "${SEED_SET[@]}" "${EXTRA_SET[@]}" "$@" --resume
+  if [ "$1" != joint ]; then share_base joint "$1"; fi
+  train_variant "$@" --set policy.map=per-role
 }
-latest() { ls -d "$1"/checkpoints/*/ | tail -1; }
 run joint
 run tool-alone --set 'train.frozen=[plan]'
 run plan-alone --set 'train.frozen=[tool]'
@@ -40,11 +32,7 @@ npx tsx experiments/summarize-runs.ts "$OUT/joint" "$OUT/tool-alone" "$OUT/plan-
 # Put together: tool-alone's folder with its plan policy replaced by plan-alone's.
 TOGETHER="$OUT/together.tmp"
 rm -rf "$TOGETHER" && cp -r "$OUT/tool-alone" "$TOGETHER"
-rm -rf "$(latest "$TOGETHER")/policies/plan" && cp -r "$(latest "$OUT/plan-alone")/policies/plan" "$(latest "$TOGETHER")/policies/plan"
+rm -rf "$(latest_checkpoint "$TOGETHER")/policies/plan" && cp -r "$(latest_checkpoint "$OUT/plan-alone")/policies/plan" "$(latest_checkpoint "$TOGETHER")/policies/plan"
 echo "together (tool-alone's tool + plan-alone's plan): $($CLI eval "$TOGETHER" --json)"
 
-SWAP="$OUT/swapped.tmp"
-rm -rf "$SWAP" && cp -r "$OUT/joint" "$SWAP"
-L=$(latest "$SWAP")
-mv "$L/policies/tool" "$L/policies/swap" && mv "$L/policies/plan" "$L/policies/tool" && mv "$L/policies/swap" "$L/policies/plan"
-echo "joint, policies swapped: $($CLI eval "$SWAP" --json)"
+echo "joint, policies swapped: $(eval_swapped "$OUT/joint" "$OUT/swapped.tmp")"

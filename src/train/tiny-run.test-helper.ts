@@ -1,17 +1,16 @@
 // A training config small enough for tests (a 4x4 Plan-Path team, a 1-layer model of width
 // 16, a few warm-start episodes), written to a fresh temp folder that is removed when the
 // test process exits. Tests vary only the policy map and the train section.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testDir } from '../util/test-dir.test-helper.js';
 
 /** The compiled CLI entry (tests run from dist/). */
 export const cliPath = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 
 export function tinyRun(options: { map: string; train: string; prefix: string }): { dir: string; config: string } {
-  const dir = mkdtempSync(join(tmpdir(), options.prefix));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const dir = testDir(options.prefix);
   const config = join(dir, 'tiny.yaml');
   writeFileSync(
     config,
