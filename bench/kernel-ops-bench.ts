@@ -2,6 +2,7 @@
 // Run: npx tsx bench/kernel-ops-bench.ts
 import { performance } from 'node:perf_hooks';
 import { createReferenceKernels } from '../src/engine/kernels/reference.js';
+import { ropeInverseFrequencies } from '../src/engine/model/rope-frequencies.js';
 import type { Kernels } from '../src/engine/kernels/types.js';
 import { createWasmKernels } from '../src/engine/kernels/wasm-kernels.js';
 
@@ -42,6 +43,7 @@ function opCases(k: Kernels): Array<[string, () => void]> {
   const o2 = fill(TOKENS * FFN);
   const scores = fill(128 * 128);
   const positions = Int32Array.from({ length: TOKENS }, (_, t) => t % 128);
+  const invFreq = ropeInverseFrequencies({ headDim: HIDDEN / HEADS, theta: 10000 });
   const params = fill(1 << 20);
   const grads = fill(1 << 20);
   const m = k.alloc(1 << 20);
@@ -55,7 +57,7 @@ function opCases(k: Kernels): Array<[string, () => void]> {
     ['swigluBackward 2048x1024', () => k.swigluBackward(g, u, o, o2, o2)],
     ['causalSoftmax 128x128', () => { scores.fill(0.5); k.causalSoftmax(scores, 128, 128, 0, 0.125); }],
     ['causalSoftmaxBackward 128x128', () => k.causalSoftmaxBackward(scores, scores, 128, 128, 0.125)],
-    ['rope 2048x4x64', () => k.rope(x, positions, TOKENS, HEADS, HIDDEN / HEADS, 10000, false)],
+    ['rope 2048x4x64', () => k.rope(x, positions, TOKENS, HEADS, HIDDEN / HEADS, invFreq, false)],
     ['logSoftmax 2048x64', () => { logits.fill(0.1); k.logSoftmax(logits, TOKENS, 64); }],
     ['adamw 1M', () => k.adamw(params, grads, m, v, { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, step: 1 })],
     ['sumSquares 1M', () => k.sumSquares(grads)],

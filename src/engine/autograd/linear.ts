@@ -3,18 +3,28 @@ import { asMatrix, expectEqual } from './check.js';
 import type { Tape } from './tape.js';
 
 /**
- * y = x W^T for x (N, in) and W (out, in) (PyTorch's Linear layout, no bias).
- * Backward: dx += dy W (written directly when x has no gradient yet), dW += dy^T x.
+ * y = x W^T (+ b) for x (N, in), W (out, in) and an optional bias b (out) (PyTorch's Linear
+ * layout). Backward: dx += dy W (written directly when x has no gradient yet), dW += dy^T x,
+ * db += the column sums of dy.
  */
-export function linear(tape: Tape, x: Tensor, w: Tensor): Tensor {
+export function linear(tape: Tape, x: Tensor, w: Tensor, bias?: Tensor): Tensor {
   const [n, inF] = asMatrix('linear', 'x', x);
   const [outF, inW] = asMatrix('linear', 'weight', w);
   expectEqual('linear', 'the weight input size', inW, inF);
+  if (bias) expectEqual('linear', 'the bias length', bias.size, outF);
   const k = tape.kernels;
-  const y = tape.output([...x.shape.slice(0, -1), outF], [x, w]);
-  k.matmul({ a: x.data, b: w.data, c: y.data, m: n, n: outF, k: inF, transB: true });
+  const y = tape.output([...x.shape.slice(0, -1), outF], bias ? [x, w, bias] : [x, w]);
+  // The bias goes in first and the matmul accumulates onto it: one pass, no extra buffer.
+  if (bias) for (let r = 0; r < n; r++) y.data.set(bias.data, r * outF);
+  k.matmul({ a: x.data, b: w.data, c: y.data, m: n, n: outF, k: inF, transB: true, accumulate: bias !== undefined });
   tape.onBackward(y, () => {
     const dy = y.grad!;
+    if (bias?.requiresGrad) {
+      const ones = tape.temp(n);
+      ones.fill(1);
+      k.matmul({ a: ones, b: dy, c: tape.gradOf(bias), m: 1, n: outF, k: n, accumulate: true }); // (1, out)
+      tape.release(ones);
+    }
     if (x.requiresGrad) {
       const dx = tape.gradSink(x);
       k.matmul({ a: dy, b: w.data, c: dx.grad, m: n, n: inF, k: outF, accumulate: dx.accumulate });

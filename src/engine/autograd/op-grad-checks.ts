@@ -16,6 +16,8 @@ import type { Tape } from './tape.js';
 import type { Tensor } from '../tensor.js';
 
 const TOLERANCE = 1e-3;
+/** Plain RoPE with theta 100 over headDim 4: 100^(-2i/4). */
+const FREQ_100 = Float32Array.from([1, 0.1]);
 
 /**
  * Every autograd op against central finite differences: one shared suite that each Kernels
@@ -35,6 +37,7 @@ export function runOpGradChecks(label: string, makeKernels: () => Promise<Kernel
   };
 
   check('linear', [[5, 3], [4, 3]], (t, [x, w]) => linear(t, x!, w!));
+  check('linear with a bias', [[5, 3], [4, 3], [4]], (t, [x, w, b]) => linear(t, x!, w!, b!));
   check('add', [[3, 4], [3, 4]], (t, [a, b]) => add(t, a!, b!));
   check('addScaled', [[3, 4], [3, 4]], (t, [a, b]) => addScaled(t, a!, b!, 0.37));
   check('mul', [[3, 4], [3, 4]], (t, [a, b]) => mul(t, a!, b!));
@@ -44,8 +47,9 @@ export function runOpGradChecks(label: string, makeKernels: () => Promise<Kernel
   check('gatherRows', [[4, 3]], (t, [x]) => gatherRows(t, x!, [3, 3, 1]));
   check('concatRows', [[2, 3], [3, 3]], (t, [a, b]) => concatRows(t, [a!, b!]));
   check('rmsNorm', [[3, 6], [6]], (t, [x, w]) => rmsNorm(t, x!, w!, 1e-5));
+  check('rmsNorm per head (3 heads of 4)', [[2, 12], [4]], (t, [x, w]) => rmsNorm(t, x!, w!, 1e-5));
   check('swiglu', [[3, 5], [3, 5]], (t, [g, u]) => swiglu(t, g!, u!), 2);
-  check('rope', [[3, 2 * 4]], (t, [x]) => rope(t, x!, { positions: Int32Array.from([0, 5, 2]), heads: 2, headDim: 4, theta: 100 }));
+  check('rope', [[3, 2 * 4]], (t, [x]) => rope(t, x!, { positions: Int32Array.from([0, 5, 2]), heads: 2, headDim: 4, invFreq: FREQ_100 }));
   check('logSoftmaxGather', [[4, 5]], (t, [x]) => logSoftmaxGather(t, x!, [1, 4, 0, 1]), 2);
   check('sum', [[2, 3]], (t, [x]) => sum(t, x!));
   check('mean', [[2, 3]], (t, [x]) => mean(t, x!));
@@ -64,13 +68,13 @@ export function runOpGradChecks(label: string, makeKernels: () => Promise<Kernel
   // mul and linear write into it or add).
   check('shared intermediates (direct and accumulated gradients)', [[3, 8], [8], [8, 8]], (t, [x, w, m]) => {
     const h = scale(t, x!, 1.3);
-    const r = rope(t, h, { positions: Int32Array.from([0, 3, 1]), heads: 2, headDim: 4, theta: 100 });
+    const r = rope(t, h, { positions: Int32Array.from([0, 3, 1]), heads: 2, headDim: 4, invFreq: FREQ_100 });
     const n = rmsNorm(t, r, w!, 1e-5);
     const s = add(t, swiglu(t, n, r), mul(t, h, h));
     return add(t, linear(t, s, m!), add(t, r, n));
   });
   check('chained intermediates (gradients written once, directly)', [[3, 8], [8], [8, 8], [8, 8]], (t, [x, w, m1, m2]) => {
-    const r = rope(t, scale(t, x!, 1.3), { positions: Int32Array.from([2, 0, 1]), heads: 2, headDim: 4, theta: 100 });
+    const r = rope(t, scale(t, x!, 1.3), { positions: Int32Array.from([2, 0, 1]), heads: 2, headDim: 4, invFreq: FREQ_100 });
     const n = rmsNorm(t, r, w!, 1e-5);
     const s = swiglu(t, linear(t, n, m1!), linear(t, n, m2!));
     return mul(t, s, add(t, n, scale(t, s, 0.5)));

@@ -2,10 +2,16 @@ import type { Tensor } from '../tensor.js';
 import { asMatrix, expectEqual } from './check.js';
 import type { Tape } from './tape.js';
 
-/** RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * weight. */
+/**
+ * RMSNorm y = x / sqrt(mean(x^2) + eps) * weight over each run of weight.size values of the
+ * last dimension: the whole row usually, each head of a (N, heads * headDim) row for Qwen3's
+ * q_norm / k_norm.
+ */
 export function rmsNorm(tape: Tape, x: Tensor, weight: Tensor, eps: number): Tensor {
-  const [rows, d] = asMatrix('rmsNorm', 'x', x);
-  expectEqual('rmsNorm', 'the weight length', weight.size, d);
+  const [n, width] = asMatrix('rmsNorm', 'x', x);
+  const d = weight.size;
+  expectEqual('rmsNorm', 'the row width modulo the weight length', d === 0 ? 0 : width % d, 0);
+  const rows = d === 0 ? 0 : (n * width) / d;
   const k = tape.kernels;
   const out = tape.output(x.shape, [x, weight]);
   const invRms = tape.scratch(rows);

@@ -10,10 +10,10 @@ function close(actual: readonly number[], expected: readonly number[], tol: numb
   actual.forEach((a, i) => assert.ok(Math.abs(a - (expected[i] as number)) <= tol, `index ${i}: ${a} vs ${expected[i]}`));
 }
 
-test('RoPE rotates pairs (i, i + d/2) by pos * theta^(-2i/d)', () => {
+test('RoPE rotates pairs (i, i + d/2) by pos * invFreq[i]', () => {
   const x = new Float64Array([1, 2, 3, 4]);
-  rotate(x, 1, 4, 1, 10000);
-  const [c0, s0, c1, s1] = [Math.cos(1), Math.sin(1), Math.cos(0.01), Math.sin(0.01)];
+  rotate(x, 1, 4, 3, Float32Array.from([1, 0.5]));
+  const [c0, s0, c1, s1] = [Math.cos(3), Math.sin(3), Math.cos(1.5), Math.sin(1.5)];
   close(Array.from(x), [1 * c0 - 3 * s0, 2 * c1 - 4 * s1, 3 * c0 + 1 * s0, 4 * c1 + 2 * s1], 1e-12);
 });
 

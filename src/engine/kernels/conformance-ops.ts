@@ -164,25 +164,34 @@ export function opsConformance(kernels: () => Kernels): void {
     assertClose(dUp, finiteDifference((u) => loss(g5, u), up), { rtol: 1e-4, atol: 1e-5 }, 'dUp');
   });
 
-  test('rope: hand rotation, inverse undoes it, random heads vs reference', () => {
+  test('rope: hand rotation, inverse undoes it, plain and rescaled tables vs reference', () => {
     const k = kernels();
-    const x = new Float32Array([1, 0, 0, 1]);
-    k.rope(x, new Int32Array([1, 0]), 2, 1, 2, 10000, false);
-    assertClose(x, [Math.cos(1), Math.sin(1), 0, 1], { rtol: 1e-6, atol: 1e-7 }, 'hand rope (pos 1 then pos 0)');
+    const x = new Float32Array([1, 0, 0, 1, 1, 0]);
+    k.rope(x, new Int32Array([1, 0, 2]), 3, 1, 2, Float32Array.from([1]), false);
+    assertClose(x, [Math.cos(1), Math.sin(1), 0, 1, Math.cos(2), Math.sin(2)], { rtol: 1e-6, atol: 1e-7 }, 'hand rope (pos 1, 0, 2)');
+    const quarter = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0]);
+    k.rope(quarter, new Int32Array([1]), 1, 1, 8, Float32Array.from([0, Math.PI / 2, 0, 0]), false);
+    assertClose(quarter, [1, -1, 0, 0, 0, 0, 0, 0], { atol: 1e-6 }, 'pair 1 turned a quarter by its own frequency');
     const rng = newRng('rope');
     const placer = new Placer(k);
     for (const headDim of [2, 6, 8, 64]) {
-      const tokens = 5;
-      const heads = 3;
-      const positions = new Int32Array([0, 3, 7, 1000, 2]);
-      const data = randomArray(rng, tokens * heads * headDim);
-      const mine = placer.place(data, headDim === 8 ? 'plain-offset' : 'alloc-offset');
-      const theirs = data.slice();
-      k.rope(mine, positions, tokens, heads, headDim, 10000, false);
-      reference.rope(theirs, positions, tokens, heads, headDim, 10000, false);
-      assertClose(mine, theirs, { rtol: 1e-5, atol: 1e-6 }, `rope headDim=${headDim}`);
-      k.rope(mine, positions, tokens, heads, headDim, 10000, true);
-      assertClose(mine, data, { rtol: 1e-5, atol: 1e-6 }, `rope inverse headDim=${headDim}`);
+      const half = headDim / 2;
+      const plain = Float32Array.from({ length: half }, (_, i) => Math.pow(10000, (-2 * i) / headDim));
+      // Llama 3 style: some frequencies divided by a factor, others left alone.
+      const rescaled = plain.map((f, i) => (i % 3 === 1 ? f / 8 : f));
+      for (const [kind, invFreq] of [['plain', plain], ['rescaled', rescaled]] as const) {
+        const tokens = 5;
+        const heads = 3;
+        const positions = new Int32Array([0, 3, 7, 1000, 2]);
+        const data = randomArray(rng, tokens * heads * headDim);
+        const mine = placer.place(data, headDim === 8 ? 'plain-offset' : 'alloc-offset');
+        const theirs = data.slice();
+        k.rope(mine, positions, tokens, heads, headDim, invFreq, false);
+        reference.rope(theirs, positions, tokens, heads, headDim, invFreq, false);
+        assertClose(mine, theirs, { rtol: 1e-5, atol: 1e-6 }, `rope ${kind} headDim=${headDim}`);
+        k.rope(mine, positions, tokens, heads, headDim, invFreq, true);
+        assertClose(mine, data, { rtol: 1e-5, atol: 1e-6 }, `rope ${kind} inverse headDim=${headDim}`);
+      }
     }
     placer.freeAll();
   });

@@ -139,15 +139,16 @@ function causalSoftmaxBackward(p: Float32Array, dP: Float32Array, rows: number, 
   }
 }
 
-function rope(x: Float32Array, positions: Int32Array, tokens: number, heads: number, headDim: number, theta: number, inverse: boolean): void {
+function rope(x: Float32Array, positions: Int32Array, tokens: number, heads: number, headDim: number, invFreq: Float32Array, inverse: boolean): void {
   checkDims('rope', { tokens, heads, headDim });
   checkLength('rope', 'x', x, tokens * heads * headDim);
   checkLength('rope', 'positions', positions, tokens);
   const half = headDim >> 1;
+  checkLength('rope', 'invFreq', invFreq, half);
   const sign = inverse ? -1 : 1;
   for (let t = 0; t < tokens; t++) {
     for (let i = 0; i < half; i++) {
-      const angle = sign * positions[t]! * Math.pow(theta, (-2 * i) / headDim);
+      const angle = sign * positions[t]! * invFreq[i]!;
       const cos = Math.cos(angle);
       const sin = Math.sin(angle);
       for (let h = 0; h < heads; h++) {

@@ -8,9 +8,10 @@ interface Table {
 }
 
 /**
- * cos/sin of pos * theta^(-2i/headDim) for pos < capacity, i < headDim/2, kept in the heap
- * per (theta, headDim) and doubled when a larger position shows up. Computed with Math.cos
- * in float64 like the reference, so WASM only multiplies.
+ * cos/sin of pos * invFreq[i] for pos < capacity, i < invFreq.length, kept in the heap per
+ * distinct inverse-frequency table (keyed by its contents, so callers may pass a fresh copy)
+ * and doubled when a larger position shows up. Computed with Math.cos in float64 like the
+ * reference, so WASM only multiplies.
  */
 export class RopeTables {
   private readonly tables = new Map<string, Table>();
@@ -18,7 +19,7 @@ export class RopeTables {
   constructor(private readonly heap: Heap) {}
 
   /** The table covering every entry of positions[0:tokens]. */
-  get(positions: Int32Array, tokens: number, headDim: number, theta: number): Table {
+  get(positions: Int32Array, tokens: number, invFreq: Float32Array): Table {
     let maxPos = 0;
     for (let t = 0; t < tokens; t++) {
       const pos = positions[t]!;
@@ -27,25 +28,27 @@ export class RopeTables {
       }
       if (pos > maxPos) maxPos = pos;
     }
-    const key = `${theta}:${headDim}`;
+    // A model has one or two tables of <= 128 entries; joining them costs far less than the
+    // projections around each rope call.
+    const key = invFreq.join(',');
     let table = this.tables.get(key);
     if (!table || table.positions <= maxPos) {
       if (table) {
         this.heap.free(table.cos);
         this.heap.free(table.sin);
       }
-      table = this.build(Math.max(256, 2 ** Math.ceil(Math.log2(maxPos + 1))), headDim, theta);
+      table = this.build(Math.max(256, 2 ** Math.ceil(Math.log2(maxPos + 1))), invFreq);
       this.tables.set(key, table);
     }
     return table;
   }
 
-  private build(positions: number, headDim: number, theta: number): Table {
-    const half = headDim >> 1;
+  private build(positions: number, invFreq: Float32Array): Table {
+    const half = invFreq.length;
     const cos = this.heap.alloc(positions * half);
     const sin = this.heap.alloc(positions * half);
     for (let i = 0; i < half; i++) {
-      const frequency = Math.pow(theta, (-2 * i) / headDim);
+      const frequency = invFreq[i]!;
       for (let pos = 0; pos < positions; pos++) {
         cos[pos * half + i] = Math.cos(pos * frequency);
         sin[pos * half + i] = Math.sin(pos * frequency);

@@ -69,9 +69,13 @@ export interface Kernels {
   /**
    * Rotary embedding in place on x laid out [tokens, heads, headDim], token t at position
    * positions[t]; rotates pairs (i, i + headDim/2) (the Hugging Face Llama convention) by
-   * angle pos * theta^(-2i/headDim). `inverse` rotates by the negative angle (the backward).
+   * angle positions[t] * invFreq[i], i < headDim/2. `invFreq` (headDim/2 entries) is the
+   * model's inverse-frequency table: theta^(-2i/headDim) for plain RoPE, rescaled per
+   * dimension for Llama 3 (see model/rope-frequencies.ts). Angles and their cos/sin are
+   * computed in float64 and rounded to float32; a backend may cache cos/sin tables per
+   * distinct invFreq content. `inverse` rotates by the negative angle (the backward).
    */
-  rope(x: Float32Array, positions: Int32Array, tokens: number, heads: number, headDim: number, theta: number, inverse: boolean): void;
+  rope(x: Float32Array, positions: Int32Array, tokens: number, heads: number, headDim: number, invFreq: Float32Array, inverse: boolean): void;
 
   /**
    * Log-softmax of logits rows x vocab, in place (logits become log-probabilities). Returns

@@ -152,12 +152,13 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
       const n = checkSameLength('swigluBackward', { gate, up, dOut, dGate, dUp });
       call(() => exports.swiglu_backward(ptr(gate, n), ptr(up, n), ptr(dOut, n), ptr(dGate, n, true), ptr(dUp, n, true), n));
     },
-    rope(x, positions, tokens, heads, headDim, theta, inverse) {
+    rope(x, positions, tokens, heads, headDim, invFreq, inverse) {
       checkDims('rope', { tokens, heads, headDim });
       checkLength('rope', 'x', x, tokens * heads * headDim);
       checkLength('rope', 'positions', positions, tokens);
+      checkLength('rope', 'invFreq', invFreq, headDim >> 1);
       if (tokens === 0 || heads === 0 || headDim < 2) return;
-      const table = ropeTables.get(positions, tokens, headDim, theta);
+      const table = ropeTables.get(positions, tokens, invFreq.subarray(0, headDim >> 1));
       call(() => exports.rope(ptr(x, tokens * heads * headDim, true), arena.ptr(positions, tokens, false),
         table.cos.byteOffset, table.sin.byteOffset, tokens, heads, headDim, inverse ? -1 : 1));
     },

@@ -1,6 +1,6 @@
 /**
- * The Hugging Face Llama initialisation of one parameter: ones for RMSNorm weights,
- * N(0, std^2) for everything else (std 0.02 is HF's `initializer_range`). Each tensor draws
+ * The Hugging Face Llama initialisation of one parameter: ones for RMSNorm weights, zeros
+ * for biases, N(0, std^2) for everything else (std 0.02 is HF's `initializer_range`). Each tensor draws
  * from its own stream Rng.derive(seed, 'init', name), so a tensor's values do not depend on
  * which other tensors exist. The engine's fresh models (llama-params.ts) and the plain-tensor
  * models of IO tests (io/random-tensors.ts) both fill through here, so they agree bit for bit.
@@ -21,5 +21,6 @@ export function fillNormal(out: Float32Array, rng: Rng, std: number): Float32Arr
 /** Fills the parameter `name` with its initial values. */
 export function initParameter(out: Float32Array, name: string, seed: number, std = 0.02): void {
   if (name.endsWith('norm.weight')) out.fill(1);
+  else if (name.endsWith('.bias')) out.fill(0);
   else fillNormal(out, Rng.derive(seed, 'init', name), std);
 }

@@ -1,7 +1,13 @@
+import type { Llama3RopeScaling } from './rope-frequencies.js';
+
+/** The decoder families Troupe runs; architecture.ts says how they differ. */
+export type ModelType = 'llama' | 'qwen2' | 'qwen3';
+
 /**
- * Hyper-parameters of a Llama-family decoder, with the field names of Hugging Face's
- * `config.json` (so a checkpoint folder is loadable by transformers / vLLM as
- * `LlamaForCausalLM`). Parameter tensors use HF names too:
+ * Hyper-parameters of a Llama-family decoder (Llama, Qwen2/2.5, Qwen3), with the field names
+ * of Hugging Face's `config.json` (so a checkpoint folder is loadable by transformers / vLLM
+ * as `LlamaForCausalLM`, `Qwen2ForCausalLM` or `Qwen3ForCausalLM`). Parameter tensors use HF
+ * names too:
  *   model.embed_tokens.weight                      [vocab, hidden]
  *   model.layers.{i}.input_layernorm.weight        [hidden]
  *   model.layers.{i}.self_attn.q_proj.weight       [heads * headDim, hidden]
@@ -14,11 +20,20 @@
  *   model.layers.{i}.mlp.down_proj.weight          [hidden, intermediate]
  *   model.norm.weight                              [hidden]
  *   lm_head.weight                                 [vocab, hidden]  (absent when tied)
- * Linear weights are [out, in] as in PyTorch: y = x W^T.
+ * plus, where the architecture has them (architecture.ts), projection biases
+ * `...{q,k,v,o}_proj.bias` / `...mlp.{gate,up,down}_proj.bias` [out] and Qwen3's per-head
+ * norms `model.layers.{i}.self_attn.{q,k}_norm.weight` [headDim].
+ * Linear weights are [out, in] as in PyTorch: y = x W^T + b.
  */
 export interface LlamaConfig {
-  readonly architectures: readonly string[]; // ['LlamaForCausalLM']
-  readonly model_type: 'llama';
+  readonly architectures: readonly string[]; // e.g. ['Qwen3ForCausalLM']
+  readonly model_type: ModelType;
+  /** Width of one attention head; hidden_size / num_attention_heads when absent. */
+  readonly head_dim?: number;
+  /** Llama / Qwen3: biases on q, k, v and o (Qwen2 always has q, k, v biases). */
+  readonly attention_bias?: boolean;
+  /** Llama: biases on gate, up and down. */
+  readonly mlp_bias?: boolean;
   readonly hidden_size: number;
   readonly num_hidden_layers: number;
   readonly num_attention_heads: number;
@@ -28,6 +43,8 @@ export interface LlamaConfig {
   readonly max_position_embeddings: number;
   readonly rms_norm_eps: number;
   readonly rope_theta: number;
+  /** Llama 3 frequency rescaling; absent = plain RoPE. */
+  readonly rope_scaling?: Llama3RopeScaling;
   readonly tie_word_embeddings: boolean;
   readonly hidden_act: 'silu';
   readonly torch_dtype: 'float32';
@@ -36,7 +53,7 @@ export interface LlamaConfig {
 }
 
 export function headDim(config: LlamaConfig): number {
-  return config.hidden_size / config.num_attention_heads;
+  return config.head_dim ?? config.hidden_size / config.num_attention_heads;
 }
 
 /** Fills HF defaults around the required sizes. */

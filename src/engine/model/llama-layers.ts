@@ -6,8 +6,9 @@ import { rope } from '../autograd/rope.js';
 import { swiglu } from '../autograd/swiglu.js';
 import type { Tape } from '../autograd/tape.js';
 import type { Tensor } from '../tensor.js';
-import { headDim, type LlamaConfig } from './llama-config.js';
-import { linearWeightName, type LinearModule } from './llama-params.js';
+import { qkNormName, type Architecture } from './architecture.js';
+import type { LlamaConfig } from './llama-config.js';
+import { linearBiasName, linearWeightName, type LinearModule } from './llama-params.js';
 import type { LoraAdapter } from './lora.js';
 
 /** A layer's keys and values after RoPE, (B*T, kvHeads*hd): what a later block attends to. */
@@ -33,30 +34,40 @@ export interface SequenceLayout {
   };
 }
 
-/** What a layer reads: the model's parameters by HF name, its config, an optional adapter. */
+/**
+ * What a layer reads: the model's parameters by HF name, its config, the family traits
+ * derived from it (biases, q/k norms, RoPE table), an optional adapter.
+ */
 export interface LayerWeights {
   readonly config: LlamaConfig;
+  readonly arch: Architecture;
   readonly parameters: ReadonlyMap<string, Tensor>;
   readonly adapter?: LoraAdapter;
 }
 
-/** x W^T, plus (alpha/r) (x A^T) B^T when the active adapter targets this module. */
+/** x W^T (+ b), plus (alpha/r) (x A^T) B^T when the active adapter targets this module. */
 export function project(tape: Tape, x: Tensor, weights: LayerWeights, layer: number, module: LinearModule): Tensor {
-  const y = linear(tape, x, weights.parameters.get(linearWeightName(layer, module))!);
+  const bias = weights.arch.biased.has(module) ? weights.parameters.get(linearBiasName(layer, module))! : undefined;
+  const y = linear(tape, x, weights.parameters.get(linearWeightName(layer, module))!, bias);
   const lora = weights.adapter?.weights(layer, module);
   if (!lora) return y;
   const down = linear(tape, x, lora.a); // (N, r)
   return addScaled(tape, y, linear(tape, down, lora.b), weights.adapter!.scale);
 }
 
-/** Self-attention block: RMSNorm -> q, k, v -> RoPE -> causal GQA attention -> o_proj. */
+/**
+ * Self-attention block: RMSNorm -> q, k, v (-> per-head q/k RMSNorm) -> RoPE -> causal GQA
+ * attention -> o_proj.
+ */
 function selfAttention(tape: Tape, h: Tensor, w: LayerWeights, layer: number, layout: SequenceLayout): { out: Tensor; kv: LayerKV } {
   const c = w.config;
-  const hd = headDim(c);
+  const hd = w.arch.headDim;
   const x = rmsNorm(tape, h, w.parameters.get(`model.layers.${layer}.input_layernorm.weight`)!, c.rms_norm_eps);
-  const ropeOf = (t: Tensor, heads: number): Tensor => rope(tape, t, { positions: layout.positions, heads, headDim: hd, theta: c.rope_theta });
-  const q = ropeOf(project(tape, x, w, layer, 'q_proj'), c.num_attention_heads); // (B*T, nh*hd)
-  const k = ropeOf(project(tape, x, w, layer, 'k_proj'), c.num_key_value_heads); // (B*T, nkv*hd)
+  const headNorm = (t: Tensor, which: 'q_norm' | 'k_norm'): Tensor =>
+    w.arch.qkNorm ? rmsNorm(tape, t, w.parameters.get(qkNormName(layer, which))!, c.rms_norm_eps) : t;
+  const ropeOf = (t: Tensor, heads: number): Tensor => rope(tape, t, { positions: layout.positions, heads, headDim: hd, invFreq: w.arch.invFreq });
+  const q = ropeOf(headNorm(project(tape, x, w, layer, 'q_proj'), 'q_norm'), c.num_attention_heads); // (B*T, nh*hd)
+  const k = ropeOf(headNorm(project(tape, x, w, layer, 'k_proj'), 'k_norm'), c.num_key_value_heads); // (B*T, nkv*hd)
   const v = project(tape, x, w, layer, 'v_proj'); // (B*T, nkv*hd)
   const p = layout.prefix;
   const y = attention(tape, q, k, v, {

@@ -6,6 +6,7 @@ import { rmsNorm } from '../autograd/rms-norm.js';
 import type { Tape } from '../autograd/tape.js';
 import type { Kernels } from '../kernels/types.js';
 import { Tensor } from '../tensor.js';
+import { describeArchitecture, type Architecture } from './architecture.js';
 import type { LlamaConfig } from './llama-config.js';
 import { decoderLayer, type LayerKV, type LayerWeights, type SequenceLayout } from './llama-layers.js';
 import { initLlamaParameters, llamaParameterShapes } from './llama-params.js';
@@ -29,7 +30,8 @@ export interface ForwardOptions {
 }
 
 /**
- * A Llama-family decoder (HF LlamaForCausalLM semantics) over a Kernels instance.
+ * A Llama-family decoder over a Kernels instance: HF LlamaForCausalLM, Qwen2ForCausalLM or
+ * Qwen3ForCausalLM semantics, by config.model_type (architecture.ts holds the differences).
  *
  *   const model = LlamaModel.create(kernels, llamaConfig({ hidden: 64, layers: 2, heads: 4,
  *     intermediate: 128, vocab: 64 }), { seed: 1 });
@@ -42,12 +44,15 @@ export interface ForwardOptions {
 export class LlamaModel {
   readonly kernels: Kernels;
   readonly config: LlamaConfig;
+  /** The family traits the layers consult (biases, q/k norms, head size, RoPE table). */
+  readonly arch: Architecture;
   readonly parameters: Map<string, Tensor>;
   readonly adapters = new Map<string, LoraAdapter>();
 
   private constructor(kernels: Kernels, config: LlamaConfig, parameters: Map<string, Tensor>) {
     this.kernels = kernels;
     this.config = config;
+    this.arch = describeArchitecture(config);
     this.parameters = parameters;
   }
 
@@ -120,7 +125,7 @@ export class LlamaModel {
 
   /** All decoder layers; also returns each layer's keys/values (for prefixes and caches). */
   runLayers(tape: Tape, h: Tensor, layout: SequenceLayout, adapter?: string): { hidden: Tensor; kv: LayerKV[] } {
-    const weights: LayerWeights = { config: this.config, parameters: this.parameters, adapter: adapter === undefined ? undefined : this.adapter(adapter) };
+    const weights: LayerWeights = { config: this.config, arch: this.arch, parameters: this.parameters, adapter: adapter === undefined ? undefined : this.adapter(adapter) };
     const kv: LayerKV[] = [];
     for (let layer = 0; layer < this.config.num_hidden_layers; layer++) {
       const out = decoderLayer(tape, h, weights, layer, layout);

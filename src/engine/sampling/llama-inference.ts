@@ -2,8 +2,9 @@
  * Inference-only Llama forward over a LlamaModel's live weights: no tape, no gradients, a KV
  * cache per sequence, and preallocated scratch buffers reused across steps. It computes the
  * same function as LlamaModel.forward with the same kernels in the same order (RMSNorm,
- * x W^T, LoRA as + (alpha/r) (x A^T) B^T, RoPE, scores = Q K^T, scaled causal softmax, P V,
- * SwiGLU), so sampled logprobs match the learner's to float rounding.
+ * x W^T + b, LoRA as + (alpha/r) (x A^T) B^T, per-head q/k RMSNorm where the architecture
+ * has it, RoPE, scores = Q K^T, scaled causal softmax, P V, SwiGLU), so sampled logprobs
+ * match the learner's to float rounding.
  *
  * One call runs a batch of *segments*: consecutive new positions of one sequence (a prompt
  * of T tokens in prefill, one token per sequence in decoding). Rows are the new tokens of
@@ -13,9 +14,9 @@
  */
 import { TroupeError } from '../../util/errors.js';
 import type { Kernels } from '../kernels/types.js';
-import { headDim } from '../model/llama-config.js';
+import { qkNormName } from '../model/architecture.js';
 import type { LlamaModel } from '../model/llama-model.js';
-import { linearShape, linearWeightName, type LinearModule } from '../model/llama-params.js';
+import { linearBiasName, linearShape, linearWeightName, type LinearModule } from '../model/llama-params.js';
 import { SequenceCache } from './kv-cache.js';
 
 /** New tokens for one sequence, appended at positions cache.length, cache.length + 1, ... */
@@ -61,7 +62,7 @@ export class LlamaInference {
   /** An empty cache able to hold `capacity` positions (capped by the model's context). */
   newCache(capacity: number): SequenceCache {
     const c = this.model.config;
-    return new SequenceCache(this.kernels, { layers: c.num_hidden_layers, kvHeads: c.num_key_value_heads, headDim: headDim(c) }, capacity);
+    return new SequenceCache(this.kernels, { layers: c.num_hidden_layers, kvHeads: c.num_key_value_heads, headDim: this.model.arch.headDim }, capacity);
   }
 
   /**
@@ -71,9 +72,10 @@ export class LlamaInference {
    */
   forward(segments: readonly Segment[]): Float32Array {
     const c = this.model.config;
+    const arch = this.model.arch;
     const k = this.kernels;
     const hidden = c.hidden_size;
-    const hd = headDim(c);
+    const hd = arch.headDim;
     const nh = c.num_attention_heads;
     const nkv = c.num_key_value_heads;
     const qw = nh * hd;
@@ -132,8 +134,16 @@ export class LlamaInference {
       this.project(layer, 'q_proj', h, q, N, groups);
       this.project(layer, 'k_proj', h, kk, N, groups);
       this.project(layer, 'v_proj', h, vv, N, groups);
-      k.rope(q, positions, N, nh, hd, c.rope_theta, false);
-      k.rope(kk, positions, N, nkv, hd, c.rope_theta, false);
+      if (arch.qkNorm) {
+        // Per-head norms (Qwen3); kernels do not promise in-place rmsNorm, so via a scratch row.
+        const normed = S.get('headNormed', N * qw);
+        k.rmsNorm(q, this.param(qkNormName(layer, 'q_norm')), normed, S.get('invRmsHeads', N * nh), N * nh, hd, c.rms_norm_eps);
+        q.set(normed);
+        k.rmsNorm(kk, this.param(qkNormName(layer, 'k_norm')), normed, S.get('invRmsHeads', N * nh), N * nkv, hd, c.rms_norm_eps);
+        kk.set(normed.subarray(0, N * kw));
+      }
+      k.rope(q, positions, N, nh, hd, arch.invFreq, false);
+      k.rope(kk, positions, N, nkv, hd, arch.invFreq, false);
       row = 0;
       for (const s of segments) {
         for (let t = 0; t < s.tokens.length; t++) {
@@ -176,10 +186,16 @@ export class LlamaInference {
     this.scratch.free();
   }
 
-  /** out (N, outF) = input (N, inF) W^T, plus each adapter group's (alpha/r) (x A^T) B^T. */
+  /** out (N, outF) = input (N, inF) W^T (+ b), plus each adapter group's (alpha/r) (x A^T) B^T. */
   private project(layer: number, module: LinearModule, input: Float32Array, out: Float32Array, N: number, groups: ReadonlyArray<{ start: number; end: number; adapter: string }>): void {
     const [outF, inF] = linearShape(this.model.config, module);
-    this.kernels.matmul({ a: input, b: this.param(linearWeightName(layer, module)), c: out, m: N, n: outF, k: inF, transB: true });
+    // As in autograd/linear.ts: the bias first, the matmul accumulating onto it.
+    const biased = this.model.arch.biased.has(module);
+    if (biased) {
+      const bias = this.param(linearBiasName(layer, module));
+      for (let r = 0; r < N; r++) out.set(bias, r * outF);
+    }
+    this.kernels.matmul({ a: input, b: this.param(linearWeightName(layer, module)), c: out, m: N, n: outF, k: inF, transB: true, accumulate: biased });
     for (const g of groups) {
       const adapter = this.model.adapters.get(g.adapter);
       if (adapter === undefined) {
@@ -200,7 +216,7 @@ export class LlamaInference {
   /** Causal attention of one segment's new rows (starting at `row`) over its cache. */
   private attend(layer: number, s: Segment, q: Float32Array, out: Float32Array, row: number): void {
     const c = this.model.config;
-    const hd = headDim(c);
+    const hd = this.model.arch.headDim;
     const nh = c.num_attention_heads;
     const rep = nh / c.num_key_value_heads;
     const qw = nh * hd;
