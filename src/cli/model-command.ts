@@ -6,11 +6,13 @@
  *     --vocab 64 --seed 1 --out models/tiny
  *   npx troupe model logprobs models/tiny --ids 1,20,21,22 --json
  *   npx troupe model logprobs models/tiny --text "S.#G" --bos
+ *   npx troupe model download Qwen/Qwen3-0.6B          # into the HF cache; prints the folder
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { TroupeError } from '../util/errors.js';
 import { Tape } from '../engine/autograd/tape.js';
+import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel, loadModelAdapter, saveModel } from '../engine/io/model-checkpoint.js';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { createReferenceKernels } from '../engine/kernels/reference.js';
@@ -187,6 +189,13 @@ export function registerModelCommand(program: Command): void {
     .action(async (opts: ModelInitOptions) => {
       const { config, parameters } = modelInit(opts, await getKernels());
       process.stdout.write(`wrote ${opts.out}: ${config.num_hidden_layers} layers, hidden ${config.hidden_size}, vocab ${config.vocab_size}, ${parameters} parameters\n`);
+    });
+
+  model
+    .command('download <id>')
+    .description('fetch a hub model (Org/Name or Org/Name@revision) into the Hugging Face cache (HF_HUB_CACHE, HF_HOME) and print its folder; a cached model is not fetched again')
+    .action(async (id: string) => {
+      process.stdout.write(`${await resolveModel(id)}\n`);
     });
 
   model
