@@ -1,15 +1,13 @@
 // Runs every canonical solution of the HumanEval dataset through the sandbox and expects all
-// 164 to pass with full assert credit. The dataset is not part of the repository: the test
-// looks for ../shared/datasets/humaneval/HumanEval.jsonl.gz (from the repository root) or the
-// file named by TROUPE_HUMANEVAL, and skips with a message when neither exists.
+// 164 to pass with full assert credit. The dataset ships in datasets/humaneval/.
 // Run: npx tsx --test src/sandbox/humaneval-dataset.test.ts
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { runHumanEval } from './run-humaneval.js';
 import { Sandbox } from './sandbox.js';
+import { shippedHumanEvalPath } from '../util/repo-root.test-helper.js';
 
 interface HumanEvalRow {
   task_id: string;
@@ -19,15 +17,10 @@ interface HumanEvalRow {
   entry_point: string;
 }
 
-const path = process.env.TROUPE_HUMANEVAL ?? resolve(process.cwd(), '../shared/datasets/humaneval/HumanEval.jsonl.gz');
-const present = existsSync(path);
-
 test(
   'every HumanEval canonical solution passes all its asserts in the sandbox',
-  { skip: present ? false : `HumanEval not found at ${path} (set TROUPE_HUMANEVAL to run this test)` },
   async (t) => {
-    const raw = readFileSync(path);
-    const text = path.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
+    const text = gunzipSync(readFileSync(shippedHumanEvalPath())).toString('utf8');
     const rows = text
       .split('\n')
       .filter((line) => line.trim() !== '')

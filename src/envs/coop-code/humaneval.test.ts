@@ -1,24 +1,21 @@
 // HumanEval through the whole pipeline: the reference policy answers every problem with its
 // canonical solution, the single-agent coop-code task (HumanEval semantics) runs it in the
-// sandbox, and every one must pass with full test credit. The dataset is not part of the
-// repository: the test reads TROUPE_HUMANEVAL or ../shared/datasets/humaneval/HumanEval.jsonl.gz
-// (from the repository root) and skips with a message when neither exists.
+// sandbox, and every one must pass with full test credit. The dataset ships in
+// datasets/humaneval/.
 // Run: npx tsx --test src/envs/coop-code/humaneval.test.ts
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { readHumanEval } from '../../datasets/humaneval-problem.js';
 import { referencePolicies } from '../../policy/reference-policy.js';
 import { rollout } from '../../rollout/rollout.js';
 import { sharedSandbox } from '../code/shared-sandbox.js';
 import { evaluateCompletion } from './evaluate-coop.js';
 import { coopCodeTask } from './index.js';
+import { shippedHumanEvalPath } from '../../util/repo-root.test-helper.js';
 
-const path = process.env.TROUPE_HUMANEVAL ?? resolve(process.cwd(), '../shared/datasets/humaneval/HumanEval.jsonl.gz');
-const skip = existsSync(path) ? false : `HumanEval not found at ${path} (set TROUPE_HUMANEVAL to run this test)`;
+const path = shippedHumanEvalPath();
 
-test('reference policy: all 164 HumanEval canonical solutions pass with full test credit', { skip }, async (t) => {
+test('reference policy: all 164 HumanEval canonical solutions pass with full test credit', async (t) => {
   const options = coopCodeTask.optionsSchema.parse({ path });
   const source = coopCodeTask.createSource(options, 1);
   assert.equal(source.size, 164);
@@ -39,7 +36,7 @@ test('reference policy: all 164 HumanEval canonical solutions pass with full tes
   assert.equal(episodes.filter((e) => e.success).length, 164);
 });
 
-test('broken HumanEval completions fail with the right reason: wrong return, syntax error, infinite loop', { skip }, async () => {
+test('broken HumanEval completions fail with the right reason: wrong return, syntax error, infinite loop', async () => {
   const problem = readHumanEval(path)[0]!;
   const limits = { wallMs: 1500, cpuMs: 1500 };
   const [wrong, syntax, loop, right] = await Promise.all(
