@@ -42,7 +42,9 @@ test('one JSON line per sample, keys in the fixed order', async () => {
   const keys = Object.keys(withFailure);
   assert.equal(keys.indexOf('failure'), keys.indexOf('policy') + 1);
   // Independent mode writes `episode` instead of `chosen`.
-  const ind = JSON.parse((await run(join(dir, 'ind.jsonl'), ['algorithm=grpo', 'rollout.mode=independent'])).text.split('\n')[0]!);
+  const independent = await run(join(dir, 'ind.jsonl'), ['algorithm=grpo', 'rollout.mode=independent']);
+  const ind = JSON.parse(independent.text.split('\n')[0]!);
+  assert.match(independent.printed, /^policy success /m, 'independent episodes are the policy\'s own');
   assert.equal(ind.episode, 0);
   assert.equal('chosen' in ind, false);
 });
@@ -53,7 +55,7 @@ test('creates the parent folder, leaves no temp file, prints a summary', async (
   assert.equal(summary.episodes, 2);
   assert.deepEqual(readdirSync(join(dir, 'deep', 'er')), ['r.jsonl']);
   assert.match(printed, /2 tasks, tree K=3/);
-  assert.match(printed, /success \d+\.\d% \(\d+\/2 episodes\)/);
+  assert.match(printed, /^tree success \d+\.\d% \(\d+\/2 episodes\)/m, 'K = 3 branches: the episodes follow the best one');
   assert.match(printed, /mean turns/);
   assert.match(printed, /parse failures 0/);
   assert.match(printed, /^tool\s+\d+\s+-?\d\.\d{3}/m);

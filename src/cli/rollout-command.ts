@@ -19,6 +19,7 @@ import { rollout } from '../rollout/rollout.js';
 import { sampleToJson } from '../rollout/sample-json.js';
 import { summarizeRollout, type RolloutSummary } from '../rollout/summarize-rollout.js';
 import { playingPolicies } from '../train/playing-policies.js';
+import { successOf, trainSuccessName } from '../train/metrics/success-of.js';
 import { TroupeError } from '../util/errors.js';
 
 export interface RolloutCommandOptions {
@@ -81,7 +82,7 @@ function formatSummary(
   const num = (x: number) => x.toFixed(3).padStart(8);
   const lines = [
     `rollout ${config.name}: ${config.tasks.name}, ${tasks} tasks, ${r.mode} K=${r.k}, ${config.team.variant} ${config.team.order}, seed ${config.seed}`,
-    `success ${pct(s.successRate)} (${s.successes}/${s.episodes} episodes)  mean turns ${s.meanTurns.toFixed(2)}  ` +
+    `${trainSuccessName(successOf(r))} ${pct(s.successRate)} (${s.successes}/${s.episodes} episodes)  mean turns ${s.meanTurns.toFixed(2)}  ` +
       `parse failures ${s.parseFailures}  generation errors ${s.generationErrors}  failed actions ${s.failures}`,
     `role        samples   local  global   total`,
     ...Object.entries(s.roles).map(

@@ -58,6 +58,7 @@ test('per-role policies train separately and the eval command reads the run fold
   const runDir = join(dir, 'whole');
   const lastTrain = deterministicMetrics(runDir).filter((r: any) => r.kind === 'train').at(-1) as any;
   assert.deepEqual(Object.keys(lastTrain.policies).sort(), ['plan', 'tool']);
+  assert.equal(lastTrain.success_of, 'best-branch', 'tree K=3: training episodes follow the best branch');
   const evaluated = await runEvalCommand({ target: runDir, tasks: 6 });
   assert.equal(evaluated.n, 6);
   assert.match(evaluated.source, /checkpoints\/step-000003/);

@@ -8,6 +8,7 @@ import type { EstimatorName } from '../algo/advantage-estimators.js';
 import type { Env, TaskSource, Team } from '../envs/types.js';
 import { rollout } from '../rollout/rollout.js';
 import type { RolloutOptions, Sample } from '../rollout/types.js';
+import { successOf } from './metrics/success-of.js';
 import type { PolicyTrainMetrics, RoleTrainMetrics, TrainRecord } from './metrics/types.js';
 import type { PolicySet } from './policy-set.js';
 import { routeSamples } from './router.js';
@@ -86,6 +87,7 @@ export async function trainStep<E extends Env>(input: TrainStepInput<E>): Promis
     kind: 'train',
     step: input.step,
     success_rate: mean(episodes.map((e) => (e.success ? 1 : 0))),
+    success_of: successOf(input.rollout),
     mean_turns: mean(episodes.map((e) => e.turns)),
     episodes: episodes.length,
     samples: samples.length,

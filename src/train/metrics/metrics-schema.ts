@@ -24,6 +24,7 @@ const trainRecord = z.looseObject({
   ...base,
   kind: z.literal('train'),
   success_rate: metric,
+  success_of: z.enum(['best-branch', 'sampled']).optional(),
   mean_turns: metric,
   episodes: count,
   samples: count,

@@ -48,7 +48,7 @@ export function syntheticRecords(options: SyntheticOptions = {}): MetricsRecord[
     const samples = 96;
     const tokens = samples * Math.round(30 - 10 * p);
     const record: TrainRecord = {
-      kind: 'train', step, success_rate: p, mean_turns: 4 - 2 * p + noise(0.2), episodes: 16, samples, tokens,
+      kind: 'train', step, success_rate: p, success_of: 'best-branch', mean_turns: 4 - 2 * p + noise(0.2), episodes: 16, samples, tokens,
       parse_failures: Math.max(0, Math.round(6 * (1 - p) + noise(2))), filtered_groups: Math.round(3 * p), samples_per_s: samples / rollout_s,
       tokens_per_s: tokens / rollout_s, rollout_s, update_s, lr: 5e-4,
       roles: Object.fromEntries(roles.map((r, i) => [r, {

@@ -70,11 +70,27 @@ export interface PolicyTrainMetrics {
   readonly tokens: number;
 }
 
+/**
+ * Whose play a train record's `success_rate` measures.
+ * - `best-branch` (tree and joint modes): each episode follows the best-scoring of the K
+ *   branches at every node. That is the success of the search around the policy, and it is
+ *   higher than the policy's own: a policy that finds the goal 1 time in 4 per move still
+ *   scores near 100% with K = 4. Progress line and report call it "tree success".
+ * - `sampled` (independent mode, or K = 1 where the only branch is the best): every episode
+ *   as the policy sampled it: the policy's own success on training tasks ("policy success").
+ * The policy's own success on tasks it never trains on is the `eval` record's success_rate
+ * ("held-out"); tree mode does not play policy-only episodes, so between evals there is no
+ * per-step policy success for it (README, "The progress line", says why).
+ */
+export type SuccessOf = 'best-branch' | 'sampled';
+
 /** One RL step: rollouts, then one update per policy. */
 export interface TrainRecord extends RecordBase {
   readonly kind: 'train';
-  /** Fraction of this step's episodes that solved their task. */
+  /** Fraction of this step's episodes that solved their task; `success_of` says whose play. */
   readonly success_rate: Metric;
+  /** Optional because files written before it existed lack it (read as unknown). */
+  readonly success_of?: SuccessOf;
   /** Mean number of turns per episode. */
   readonly mean_turns: Metric;
   /** Whole episodes played (a tree rollout counts its chosen path once per task). */

@@ -1,9 +1,15 @@
 /**
  * The one-line training status, e.g.
- *   step 12/50 [##........] 24% ETA 3m10s success 62% (eval 58%) reward tool 0.41 plan 0.72 2.1 samples/s
- * Pure: the display decides where and how often it is written. When the terminal is narrow,
- * the least important parts go first (throughput, rewards, the bar, eval), then the line is cut.
+ *   step 12/50 [##........] 24% ETA 3m10s held-out 58% (step 10) tree success 100% reward tool 0.41 plan 0.72 2.1 samples/s
+ * Each success number is named for whose play it measures: `held-out` is the sampled policy on
+ * eval tasks (the number that matters, with the step it was measured after), `tree success`
+ * the best-branch search on this step's training tasks, `policy success` the sampled policy on
+ * them (independent mode). Pure: the display decides where and how often it is written. When
+ * the terminal is narrow, the least important parts go first (throughput, rewards, the bar,
+ * the training success), then the line is cut.
  */
+import type { SuccessOf } from '../metrics/types.js';
+import { trainSuccessName } from '../metrics/success-of.js';
 import { formatDuration } from './format-duration.js';
 
 export interface ProgressState {
@@ -14,10 +20,14 @@ export interface ProgressState {
   readonly total: number;
   /** Seconds left; omitted while unknown. */
   readonly etaSeconds?: number;
-  /** Latest training success rate (0..1). */
+  /** Latest training success rate (0..1), measured on the step's rollouts. */
   readonly success?: number | null;
-  /** Latest held-out success rate (0..1). */
+  /** Whose play `success` measures; absent (an old metrics file): shown as `train success`. */
+  readonly successOf?: SuccessOf;
+  /** Latest held-out success rate (0..1): the sampled policy on eval tasks. */
   readonly evalSuccess?: number | null;
+  /** The eval record's step: -1 = the base policy, s = after the update of step s. */
+  readonly evalStep?: number;
   /** Latest mean total reward per role. */
   readonly rewards?: Readonly<Record<string, number | null>>;
   readonly samplesPerS?: number | null;
@@ -26,6 +36,11 @@ export interface ProgressState {
 }
 
 const has = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** `(base)` for the eval before RL, else `(step N)` counting steps done, like the line's `step N/M`. */
+export function evalWhen(evalStep: number): string {
+  return evalStep < 0 ? '(base)' : `(step ${evalStep + 1})`;
+}
 
 export function formatPercent(x: number): string {
   return `${Math.round(x * 100)}%`;
@@ -57,8 +72,11 @@ function parts(state: ProgressState, barWidth: number): Part[] {
     { text: `ETA ${state.etaSeconds === undefined ? '?' : formatDuration(state.etaSeconds)}`, dropRank: 0 },
   ];
   if (state.extra) out.push({ text: state.extra, dropRank: 0 });
-  if (has(state.success)) out.push({ text: `success ${formatPercent(state.success)}`, dropRank: 0 });
-  if (has(state.evalSuccess)) out.push({ text: `(eval ${formatPercent(state.evalSuccess)})`, dropRank: 2 });
+  if (has(state.evalSuccess)) {
+    const when = state.evalStep === undefined ? '' : ` ${evalWhen(state.evalStep)}`;
+    out.push({ text: `held-out ${formatPercent(state.evalSuccess)}${when}`, dropRank: 0 });
+  }
+  if (has(state.success)) out.push({ text: `${trainSuccessName(state.successOf)} ${formatPercent(state.success)}`, dropRank: 2 });
   const rewards = Object.entries(state.rewards ?? {}).filter((e): e is [string, number] => has(e[1]));
   if (rewards.length > 0) {
     out.push({ text: `reward ${rewards.map(([role, r]) => `${role} ${r.toFixed(2)}`).join(' ')}`, dropRank: 4 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatDuration } from './format-duration.js';
 import { estimateEta } from './estimate-eta.js';
-import { formatProgressLine, progressBar } from './format-progress-line.js';
+import { formatProgressLine, progressBar, type ProgressState } from './format-progress-line.js';
 import { formatSummary } from './format-summary.js';
 
 test('formatDuration picks the two largest units', () => {
@@ -29,12 +29,14 @@ test('estimateEta averages only the latest window of step times', () => {
   assert.equal(estimateEta({ stepSeconds: [9], remaining: 0 }), 0);
 });
 
-const full = {
+const full: ProgressState = {
   done: 12,
   total: 50,
   etaSeconds: 190,
   success: 0.62,
+  successOf: 'best-branch',
   evalSuccess: 0.58,
+  evalStep: 9,
   rewards: { tool: 0.41, plan: 0.72 },
   samplesPerS: 2.1,
 };
@@ -42,8 +44,17 @@ const full = {
 test('the full line reads like the documented example', () => {
   assert.equal(
     formatProgressLine(full),
-    'step 12/50 [##........] 24% ETA 3m10s success 62% (eval 58%) reward tool 0.41 plan 0.72 2.1 samples/s',
+    'step 12/50 [##........] 24% ETA 3m10s held-out 58% (step 10) tree success 62% reward tool 0.41 plan 0.72 2.1 samples/s',
   );
+});
+
+test('each success number is named for whose play it measures', () => {
+  const line = (state: Partial<ProgressState>) => formatProgressLine({ done: 3, total: 8, ...state });
+  assert.match(line({ success: 1, successOf: 'best-branch' }), / tree success 100%$/, 'the best-branch search is not the policy');
+  assert.match(line({ success: 0.25, successOf: 'sampled' }), / policy success 25%$/);
+  assert.match(line({ success: 0.25 }), / train success 25%$/, 'an old metrics file without success_of');
+  assert.match(line({ evalSuccess: 0.24, evalStep: -1 }), / held-out 24% \(base\)$/, 'the eval before any RL update');
+  assert.match(line({ evalSuccess: 0.5, evalStep: 49 }), / held-out 50% \(step 50\)$/, 'counted like step N/M: after 50 updates');
 });
 
 test('missing numbers are left out, not shown as 0 or NaN', () => {
@@ -51,15 +62,15 @@ test('missing numbers are left out, not shown as 0 or NaN', () => {
   assert.equal(line, 'step 0/8 [..........] 0% ETA ?');
 });
 
-test('a narrow terminal drops throughput, then rewards, then the bar, then eval, then cuts', () => {
+test('a narrow terminal drops throughput, then rewards, then the bar, then the training success, then cuts', () => {
   const all = formatProgressLine(full);
   const noRate = formatProgressLine(full, all.length - 1);
   assert.ok(!noRate.includes('samples/s') && noRate.includes('reward tool'));
   const noReward = formatProgressLine(full, noRate.length - 1);
-  assert.ok(!noReward.includes('reward') && noReward.includes('(eval 58%)'));
+  assert.ok(!noReward.includes('reward') && noReward.includes('tree success 62%'));
   const noBar = formatProgressLine(full, noReward.length - 1);
-  assert.equal(noBar, 'step 12/50 24% ETA 3m10s success 62% (eval 58%)');
-  assert.equal(formatProgressLine(full, noBar.length - 1), 'step 12/50 24% ETA 3m10s success 62%');
+  assert.equal(noBar, 'step 12/50 24% ETA 3m10s held-out 58% (step 10) tree success 62%');
+  assert.equal(formatProgressLine(full, noBar.length - 1), 'step 12/50 24% ETA 3m10s held-out 58% (step 10)', 'held-out, the policy\'s own number, stays longest');
   const cut = formatProgressLine(full, 20);
   assert.equal(cut.length, 20);
   assert.ok(cut.endsWith('...'));
@@ -68,8 +79,8 @@ test('a narrow terminal drops throughput, then rewards, then the bar, then eval,
 
 test('the summary gives the interval and says when a run was stopped', () => {
   assert.equal(
-    formatSummary({ done: 50, total: 50, elapsedSeconds: 723, success: 0.85, eval: { success: 0.82, ciLow: 0.76, ciHigh: 0.87, n: 200 }, samplesPerS: 2.3 }),
-    'done 50/50 steps in 12m03s: success 85%, eval 82% (95% CI 76-87%, n=200), 2.3 samples/s',
+    formatSummary({ done: 50, total: 50, elapsedSeconds: 723, success: 0.85, successOf: 'best-branch', eval: { success: 0.82, ciLow: 0.76, ciHigh: 0.87, n: 200 }, samplesPerS: 2.3 }),
+    'done 50/50 steps in 12m03s: held-out 82% (95% CI 76-87%, n=200), tree success 85% on the last step, 2.3 samples/s',
   );
   assert.equal(
     formatSummary({ label: 'warm-start', done: 7, total: 40, elapsedSeconds: 5, stopped: 'stopped by Ctrl-C' }),

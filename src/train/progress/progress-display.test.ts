@@ -35,7 +35,7 @@ test('on a TTY each update redraws one line in place, fitted to the width', () =
   assert.equal(frames.length, 3);
   for (const frame of frames) assert.ok(frame.length <= 39, frame);
   // Three 2 s steps, seven left: 14 s.
-  assert.match(frames[2]!, /^step 3\/10 .*ETA 14s success 50%/);
+  assert.match(frames[2]!, /^step 3\/10 .*ETA 14s train success 50%/);
 });
 
 test('the ETA follows the moving average of recent steps', () => {
@@ -78,7 +78,7 @@ test('log prints above the live line and redraws it; finish replaces it with the
   const time = fakeClock();
   const progress = new ProgressDisplay({ stream, total: 4, clock: time.clock });
   time.advance(1);
-  progress.update({ done: 1, success: 0.25, evalSuccess: 0.2, samplesPerS: 4 });
+  progress.update({ done: 1, success: 0.25, successOf: 'best-branch', evalSuccess: 0.2, evalStep: -1, samplesPerS: 4 });
   const live = stream.out.slice('\r\x1b[K'.length);
   stream.out = '';
   progress.log('saved checkpoint step-1');
@@ -86,7 +86,7 @@ test('log prints above the live line and redraws it; finish replaces it with the
   stream.out = '';
   time.advance(9);
   const summary = progress.finish({ eval: { success: 0.5, ciLow: 0.3, ciHigh: 0.7, n: 40 } });
-  assert.equal(summary, 'done 1/4 steps in 10s: success 25%, eval 50% (95% CI 30-70%, n=40), 4 samples/s');
+  assert.equal(summary, 'done 1/4 steps in 10s: held-out 50% (95% CI 30-70%, n=40), tree success 25% on the last step, 4 samples/s');
   assert.equal(stream.out, `\r\x1b[K${summary}\n`);
 });
 
@@ -97,6 +97,8 @@ test('records from metrics.jsonl map onto the progress line', () => {
   const update = progressFromTrain(train, evalRecord);
   assert.equal(update.done, train.step + 1);
   assert.equal(update.evalSuccess, evalRecord.success_rate);
+  assert.equal(update.evalStep, evalRecord.step);
+  assert.equal(update.successOf, train.success_of);
   assert.deepEqual(Object.keys(update.rewards ?? {}), Object.keys(train.roles));
   assert.equal(update.rewards!.plan, train.roles.plan!.reward);
   const ws = records.find((r): r is WarmStartRecord => r.kind === 'warm-start')!;

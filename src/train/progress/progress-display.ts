@@ -113,6 +113,7 @@ export class ProgressDisplay {
       elapsedSeconds: (this.clock() - this.startMs) / 1000,
       ...(this.options.label ? { label: this.options.label } : {}),
       ...(last?.success !== undefined ? { success: last.success } : {}),
+      ...(last?.successOf !== undefined ? { successOf: last.successOf } : {}),
       ...(last?.evalSuccess !== undefined ? { eval: { success: last.evalSuccess } } : {}),
       ...(last?.samplesPerS !== undefined ? { samplesPerS: last.samplesPerS } : {}),
       ...summary,

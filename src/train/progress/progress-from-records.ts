@@ -7,7 +7,8 @@ export function progressFromTrain(train: TrainRecord, lastEval?: EvalRecord): Pr
   return {
     done: train.step + 1,
     success: train.success_rate,
-    ...(lastEval ? { evalSuccess: lastEval.success_rate } : {}),
+    ...(train.success_of ? { successOf: train.success_of } : {}),
+    ...(lastEval ? { evalSuccess: lastEval.success_rate, evalStep: lastEval.step } : {}),
     rewards: Object.fromEntries(Object.entries(train.roles).map(([role, r]) => [role, r.reward])),
     samplesPerS: train.samples_per_s,
   };

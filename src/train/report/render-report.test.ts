@@ -26,6 +26,8 @@ test('the header gives the final held-out success with its interval, the base po
   assert.ok(header.includes(`95% CI ${pct(last.ci_low)} to ${pct(last.ci_high)}, n=${last.n}, after RL step ${last.step}`));
   assert.ok(header.includes(pct(base.success_rate)) && header.includes('before RL'));
   assert.match(header, /RL steps<\/div><div class="v">15</);
+  assert.match(header, /Tree success<\/div><div class="v">[\d.]+%<\/div><div class="d">on RL step 14&#39;s rollouts; the best of K branches at every move: the search, not the policy alone</);
+  assert.doesNotMatch(header, /Training success/, 'the number is named for whose play it measures');
 });
 
 test('the resolved config is shown as YAML in a details element', () => {

@@ -7,6 +7,7 @@
  */
 import YAML from 'yaml';
 import type { EvalRecord, Metric, MetricsRecord, TrainRecord } from '../metrics/types.js';
+import { trainSuccessName } from '../metrics/success-of.js';
 import { formatDuration } from '../progress/format-duration.js';
 import { escapeHtml } from './escape-html.js';
 import { renderLineChart } from './line-chart.js';
@@ -44,11 +45,24 @@ function evalDetail(r: EvalRecord): string {
   return `95% CI ${ci(r)}, n=${r.n}, ${when}`;
 }
 
+/** Named for whose play it measures, like the progress line (metrics/types.ts SuccessOf). */
+function trainSuccessStat(r: TrainRecord): string {
+  const how =
+    r.success_of === 'best-branch'
+      ? 'the best of K branches at every move: the search, not the policy alone'
+      : r.success_of === 'sampled'
+        ? 'episodes as the policy sampled them'
+        : 'training episodes';
+  return stat(capitalize(trainSuccessName(r.success_of)), pct(r.success_rate), `on RL step ${r.step}'s rollouts; ${how}`);
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 function headline(s: RunSummary): string {
   const stats: string[] = [];
   stats.push(s.finalEval ? stat('Held-out success', pct(s.finalEval.success_rate), evalDetail(s.finalEval)) : stat('Held-out success', 'n/a', 'no evaluation recorded'));
   if (s.baseEval && s.baseEval !== s.finalEval) stats.push(stat('Starting policy', pct(s.baseEval.success_rate), evalDetail(s.baseEval)));
-  if (s.lastTrain) stats.push(stat('Training success', pct(s.lastTrain.success_rate), `on RL step ${s.lastTrain.step}'s rollouts`));
+  if (s.lastTrain) stats.push(trainSuccessStat(s.lastTrain));
   stats.push(stat('RL steps', String(s.rlSteps), s.warmStartSteps > 0 ? `after ${s.warmStartSteps} warm-start steps` : 'no warm start'));
   if (s.wallSeconds !== undefined) {
     const split = s.rolloutShare !== undefined ? `rollout ${pct(s.rolloutShare)}, update ${pct(1 - s.rolloutShare)} of step time` : '';

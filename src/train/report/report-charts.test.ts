@@ -44,6 +44,9 @@ test('the success chart shows eval with its intervals, the base policy at step -
   assert.deepEqual(evalSeries.points, evals.map((r) => [r.step, r.success_rate]));
   assert.deepEqual(evalSeries.intervals, evals.map((r) => [r.step, r.ci_low, r.ci_high]));
   assert.equal(evalSeries.points[0]![0], -1);
+  assert.equal(evalSeries.name, 'held-out (95% CI)');
+  assert.equal(success.series[0]!.name, 'tree success (training tasks)', 'best-branch success is named as the search\'s');
+  assert.match(success.caption ?? '', /measures the search and runs above the policy alone/);
   assert.equal(success.percent, true);
 });
 

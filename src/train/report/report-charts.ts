@@ -4,6 +4,7 @@
  * reference model, no warm start) are left out and named, so a reader knows they were not
  * forgotten.
  */
+import { trainSuccessName } from '../metrics/success-of.js';
 import type { EvalRecord, Metric, MetricsRecord, TrainRecord, WarmStartRecord } from '../metrics/types.js';
 import { chartHasData } from './line-chart.js';
 import { palette, type ChartSpec, type Point, type Series } from './chart-types.js';
@@ -77,6 +78,14 @@ export function buildReportCharts(records: readonly MetricsRecord[]): ReportChar
 
   // Success: raw training success is noisy, so a trailing mean is drawn over it.
   const successRaw = trainPoints((r) => r.success_rate);
+  const successOf = train.at(-1)?.success_of;
+  const trainName = `${trainSuccessName(successOf)} (training tasks)`;
+  const trainCaption =
+    successOf === 'best-branch'
+      ? 'Tree success: each training episode follows the best of the K branches at every move, so it measures the search and runs above the policy alone.'
+      : successOf === 'sampled'
+        ? 'Policy success: the training episodes as the policy sampled them.'
+        : '';
   const window = Math.min(20, Math.max(3, Math.round(train.length / 10)));
   const smooth = train.length >= 10;
   const success: ChartSpec = {
@@ -87,14 +96,14 @@ export function buildReportCharts(records: readonly MetricsRecord[]): ReportChar
     percent: true,
     yInclude: [0, 1],
     series: [
-      line('train', palette[0]!, successRaw, smooth ? { opacity: 0.35 } : {}),
-      ...(smooth ? [line(`train, mean of last ${window}`, palette[0]!, movingAverage(successRaw, window))] : []),
-      line('held-out eval (95% CI)', palette[1]!, evals.map((r) => [r.step, r.success_rate] as const), {
+      line(trainName, palette[0]!, successRaw, smooth ? { opacity: 0.35 } : {}),
+      ...(smooth ? [line(`${trainName}, mean of last ${window}`, palette[0]!, movingAverage(successRaw, window))] : []),
+      line('held-out (95% CI)', palette[1]!, evals.map((r) => [r.step, r.success_rate] as const), {
         style: 'line+markers',
         intervals: evals.map((r) => [r.step, r.ci_low, r.ci_high] as const),
       }),
     ],
-    caption: 'Held-out tasks are never trained on; step -1 is the policy before any RL update.',
+    caption: ['Held-out: the sampled policy on tasks it never trains on; step -1 is the policy before any RL update.', trainCaption].filter((c) => c !== '').join(' '),
   };
 
   const outcome: ChartSpec[] = [

@@ -1,0 +1,15 @@
+import type { SuccessOf } from './types.js';
+
+/** Whose play a rollout's episodes show (types.ts, SuccessOf): only a choice among K > 1 branches is a search. */
+export function successOf(rollout: { readonly mode: string; readonly k: number }): SuccessOf {
+  return rollout.mode === 'independent' || rollout.k === 1 ? 'sampled' : 'best-branch';
+}
+
+/**
+ * What the progress line, the summaries and the report call a success rate of training
+ * episodes, so nobody reads the best-branch search's success as the policy's.
+ * Absent `success_of` (a metrics file written before the field existed): `train success`.
+ */
+export function trainSuccessName(of: SuccessOf | undefined): string {
+  return of === 'best-branch' ? 'tree success' : of === 'sampled' ? 'policy success' : 'train success';
+}
