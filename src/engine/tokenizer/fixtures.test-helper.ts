@@ -1,9 +1,9 @@
 // The tokenizer fixtures (made by scripts/make-tokenizer-fixtures.py with the Rust tokenizers
 // library) are data files that tsc does not copy to dist/, so tests read them from the source
 // tree whether they run as src/**/*.ts or dist/src/**/*.js.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../../util/repo-root.test-helper.js';
 
 export const FIXTURE_NAMES = ['bytelevel-bpe', 'metaspace-bpe', 'metaspace-unigram'] as const;
 
@@ -24,17 +24,6 @@ export interface FixtureExpected {
   /** encode(text, add_special_tokens=True): what the post-processor adds (Troupe must not). */
   readonly withSpecialTokens: { text: string; ids: number[] };
   readonly cases: FixtureCase[];
-}
-
-/** The repository root: the nearest folder above this file with a package.json. */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above the test file');
-    dir = parent;
-  }
-  return dir;
 }
 
 export function fixtureDir(name: string): string {
