@@ -5,13 +5,18 @@
  *   npx troupe serve runs/plan-path-team            # newest checkpoint; adapters as <run>:<role>
  *   curl http://127.0.0.1:8000/v1/models
  *
- * Any OpenAI client works against `http://127.0.0.1:8000/v1` (see docs/real-llms.md). Ctrl-C
- * (SIGINT) or SIGTERM stops accepting connections, lets in-flight requests finish, and exits.
+ * Any OpenAI client works against `http://127.0.0.1:8000/v1` (see docs/real-llms.md).
+ *
+ *   npx troupe serve --tinker --model models/tiny --port 8000   # the Tinker API (docs/tinker.md)
+ *
+ * Ctrl-C (SIGINT) or SIGTERM stops accepting connections, lets in-flight requests finish, and exits.
  */
 import { Command } from 'commander';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { loadServedModels } from '../serve/load-served-models.js';
 import { startServer, type RunningServer } from '../serve/server.js';
+import { parseModelArgument } from '../serve/tinker/base-models.js';
+import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { TroupeError } from '../util/errors.js';
 
 export interface ServeCommandOptions {
@@ -34,6 +39,25 @@ export async function runServeCommand(options: ServeCommandOptions): Promise<Run
   return server;
 }
 
+export interface TinkerServeCommandOptions {
+  /** `FOLDER` or `NAME=FOLDER`, each a base model clients can ask for. */
+  readonly models: readonly string[];
+  readonly host: string;
+  readonly port: number;
+  readonly seed: number;
+  readonly print?: (text: string) => void;
+}
+
+/** `troupe serve --tinker`: the Tinker API over the given base models (loaded on first use). */
+export async function runTinkerServeCommand(options: TinkerServeCommandOptions): Promise<RunningTinkerServer> {
+  if (options.models.length === 0) throw new TroupeError('input', 'serve --tinker needs at least one base model: --model FOLDER (or NAME=FOLDER), repeatable');
+  const models = options.models.map(parseModelArgument);
+  const server = await startTinkerServer({ kernels: await getKernels(), models, host: options.host, port: options.port, seed: options.seed });
+  const print = options.print ?? ((text: string) => process.stdout.write(text));
+  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url})\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
+  return server;
+}
+
 function integer(flag: string, min: number): (value: string) => number {
   return (value) => {
     if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new TroupeError('input', `${flag} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
@@ -43,15 +67,20 @@ function integer(flag: string, min: number): (value: string) => number {
 
 export function serveCommand(): Command {
   return new Command('serve')
-    .description('serve a model folder or a run over the OpenAI HTTP API (/v1/models, /v1/completions, /v1/chat/completions)')
-    .argument('<dir>', 'model folder (config.json, model.safetensors, tokenizer.json[, adapters/<role>/]) or run folder (checkpoints/)')
+    .description('serve a model folder or a run over the OpenAI HTTP API (/v1/models, /v1/completions, /v1/chat/completions), or base models over the Tinker API (--tinker)')
+    .argument('[dir]', 'model folder (config.json, model.safetensors, tokenizer.json[, adapters/<role>/]) or run folder (checkpoints/)')
+    .option('--tinker', 'serve the Tinker training API (LoRA training + sampling) instead of the OpenAI one; see docs/tinker.md')
+    .option('--model <folder>', 'with --tinker: a base model clients may load, FOLDER or NAME=FOLDER (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0), 8000)
     .option('--name <name>', 'served name of the base model (default: the folder name)')
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
-    .action(async (dir: string, opts: { host: string; port: number; name?: string; windowMs: number; seed: number }) => {
-      const server = await runServeCommand({ dir, ...opts });
+    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[] }) => {
+      let server: { close(): Promise<void> };
+      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], host: opts.host, port: opts.port, seed: opts.seed });
+      else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
+      else server = await runServeCommand({ dir, ...opts });
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           process.stderr.write(`troupe serve: ${signal}, finishing in-flight requests\n`);

@@ -1,0 +1,157 @@
+/**
+ * The futures of the Tinker server and the order their work runs in.
+ *
+ *   const queue = new FutureQueue({ gapTimeoutMs: 60_000 });
+ *   const id = queue.submit({ model: 'sess:train:0', seqId: 1 }, () => trainStep());
+ *   const answer = await queue.retrieve(id, 10_000);   // done | failed | pending (try again)
+ *
+ * Work runs one job at a time (the engine uses the whole CPU), each job in its own macrotask
+ * so HTTP requests (polls, heartbeats) are answered between jobs. Jobs of one training model
+ * run in `seq_id` order (1, 2, 3, ...): a job whose predecessor has not arrived waits; if the
+ * gap lasts `gapTimeoutMs` the waiting jobs fail (a client that skipped a seq_id gets an
+ * error, not a hang). A job with an already used seq_id fails at once. Jobs without a model
+ * or seq_id run in arrival order.
+ */
+import { TroupeError } from '../../util/errors.js';
+import { TinkerApiError } from './tinker-api-error.js';
+
+export type FutureAnswer =
+  | { readonly state: 'done'; readonly value: unknown }
+  | { readonly state: 'failed'; readonly error: TinkerApiError }
+  | { readonly state: 'pending' };
+
+interface Entry {
+  answer: FutureAnswer;
+  readonly waiters: Array<() => void>;
+}
+
+interface Job {
+  readonly id: string;
+  readonly run: () => unknown;
+}
+
+interface ModelLine {
+  next: number;
+  readonly waiting: Map<number, Job>;
+  gapTimer?: NodeJS.Timeout;
+}
+
+export interface FutureQueueOptions {
+  /** How long a job may wait for a missing earlier seq_id. Default 60 s. */
+  readonly gapTimeoutMs?: number;
+  /** How long a retrieved result stays retrievable (the client may retry the poll). Default 300 s. */
+  readonly keepMs?: number;
+}
+
+export class FutureQueue {
+  private readonly entries = new Map<string, Entry>();
+  private readonly lines = new Map<string, ModelLine>();
+  private readonly ready: Job[] = [];
+  private running = false;
+  private counter = 0;
+  private readonly gapTimeoutMs: number;
+  private readonly keepMs: number;
+
+  constructor(options: FutureQueueOptions = {}) {
+    this.gapTimeoutMs = options.gapTimeoutMs ?? 60_000;
+    this.keepMs = options.keepMs ?? 300_000;
+  }
+
+  /** Queues `run`; returns the request id the client polls. */
+  submit(order: { model?: string; seqId?: number | null }, run: () => unknown): string {
+    const id = `req-${++this.counter}`;
+    this.entries.set(id, { answer: { state: 'pending' }, waiters: [] });
+    const job: Job = { id, run };
+    const { model, seqId } = order;
+    if (model === undefined || seqId === undefined || seqId === null) {
+      this.ready.push(job);
+    } else {
+      const line = this.lines.get(model) ?? { next: 1, waiting: new Map<number, Job>() };
+      this.lines.set(model, line);
+      if (seqId < line.next || line.waiting.has(seqId)) {
+        this.settle(id, { state: 'failed', error: new TinkerApiError(400, `seq_id ${seqId} of model ${model} was already used (the next expected is ${line.next}); give every training request of a model the next seq_id`) });
+        return id;
+      }
+      line.waiting.set(seqId, job);
+      this.release(model, line);
+    }
+    this.pump();
+    return id;
+  }
+
+  /** The answer of a future, waiting up to `waitMs` for a pending one (long polling). */
+  async retrieve(id: string, waitMs: number): Promise<FutureAnswer | undefined> {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    if (entry.answer.state === 'pending' && waitMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        entry.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    if (entry.answer.state !== 'pending') setTimeout(() => this.entries.delete(id), this.keepMs).unref();
+    return entry.answer;
+  }
+
+  /** Forgets a model's ordering line (the model was unloaded); its waiting jobs fail. */
+  dropModel(model: string): void {
+    const line = this.lines.get(model);
+    if (!line) return;
+    clearTimeout(line.gapTimer);
+    for (const job of line.waiting.values()) this.settle(job.id, { state: 'failed', error: new TinkerApiError(400, `model ${model} was unloaded before this request ran`) });
+    this.lines.delete(model);
+  }
+
+  /** Moves the model's jobs that are next in line to the ready queue. */
+  private release(model: string, line: ModelLine): void {
+    while (line.waiting.has(line.next)) {
+      this.ready.push(line.waiting.get(line.next)!);
+      line.waiting.delete(line.next);
+      line.next++;
+    }
+    clearTimeout(line.gapTimer);
+    line.gapTimer = undefined;
+    if (line.waiting.size === 0) return;
+    line.gapTimer = setTimeout(() => {
+      const missing = line.next;
+      for (const job of line.waiting.values()) {
+        this.settle(job.id, { state: 'failed', error: new TinkerApiError(400, `model ${model}: seq_id ${missing} never arrived within ${this.gapTimeoutMs} ms, so later requests cannot run in order; resend from seq_id ${missing}`) });
+      }
+      line.waiting.clear();
+    }, this.gapTimeoutMs);
+    line.gapTimer.unref();
+  }
+
+  private pump(): void {
+    if (this.running || this.ready.length === 0) return;
+    this.running = true;
+    // A macrotask per job: polls and heartbeats get answered between jobs.
+    setImmediate(() => {
+      const job = this.ready.shift()!;
+      try {
+        this.settle(job.id, { state: 'done', value: job.run() });
+      } catch (error) {
+        this.settle(job.id, { state: 'failed', error: asApiError(error) });
+      }
+      this.running = false;
+      this.pump();
+    });
+  }
+
+  private settle(id: string, answer: FutureAnswer): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    entry.answer = answer;
+    for (const wake of entry.waiters.splice(0)) wake();
+  }
+}
+
+/** Troupe's input/config errors are the request's fault (user); anything else is the server's. */
+export function asApiError(error: unknown): TinkerApiError {
+  if (error instanceof TinkerApiError) return error;
+  if (error instanceof TroupeError && (error.category === 'input' || error.category === 'config')) return new TinkerApiError(400, error.message);
+  return new TinkerApiError(500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+}

@@ -1,0 +1,193 @@
+/**
+ * Troupe's Tinker server: the Tinker API (routes of SDK 0.25.0, under /api/v1) over the
+ * embedded engine, so the official Tinker SDK, and Troupe's own `policy.kind: tinker`, train
+ * LoRA adapters and sample on CPU.
+ *
+ *   const server = await startTinkerServer({ kernels, models: [{ name: 'tiny', dir: 'models/tiny' }], port: 0 });
+ *   // TINKER_BASE_URL=server.url TINKER_API_KEY=tml-local python my_tinker_script.py
+ *   await server.close();
+ *
+ * Submit routes answer `{request_id}`; retrieve_future long-polls (up to `pollWaitMs`) and
+ * then answers try_again. Any API key is accepted (the server is meant for loopback use).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSampleResponse } from '../../tinker/tinker-proto.js';
+import { API_PREFIX, PROTOBUF_CONTENT_TYPE, type ClientConfig, type ForwardBackwardOutput, type SampleResponse } from '../../tinker/types.js';
+import { asApiError } from './future-queue.js';
+import { TinkerApiError } from './tinker-api-error.js';
+import { TinkerService, type TinkerServiceOptions } from './tinker-service.js';
+
+export interface TinkerServeOptions extends TinkerServiceOptions {
+  readonly host?: string;
+  /** Default 8000; 0 picks a free port. */
+  readonly port?: number;
+  /** How long retrieve_future waits for a pending result before try_again. Default 10 s (the SDK's poll timeout is 45 s). */
+  readonly pollWaitMs?: number;
+  /** Where server errors (5xx) are reported. Default: stderr. */
+  readonly log?: (line: string) => void;
+}
+
+export interface RunningTinkerServer {
+  /** e.g. http://127.0.0.1:8000 (the SDK's base_url). */
+  readonly url: string;
+  readonly port: number;
+  readonly service: TinkerService;
+  close(): Promise<void>;
+}
+
+const CLIENT_CONFIG: ClientConfig = {
+  use_pyqwest_transport: false,
+  proto_compress_fwdbwd: false,
+  parallel_fwdbwd_chunks: true,
+  fwdbwd_max_chunk_len: 1024,
+  create_model_via_load_weights: false,
+  pjwt_auth_enabled: false,
+};
+
+type Body = Record<string, unknown>;
+type Handler = (body: Body, raw: Buffer, req: IncomingMessage) => unknown;
+
+function routes(service: TinkerService): { post: Record<string, Handler>; get: Record<string, (rest: string) => unknown> } {
+  const future = (id: string) => ({ request_id: id });
+  return {
+    post: {
+      '/client/config': () => CLIENT_CONFIG,
+      '/client/dynamic_config': () => ({ refresh_interval_sec: 300 }),
+      '/create_session': () => service.createSession(),
+      '/session_heartbeat': (b) => service.heartbeat(b),
+      '/telemetry': () => ({ status: 'accepted' }),
+      '/create_model': (b) => future(service.createModel(b)),
+      '/get_info': (b) => service.getInfo(b),
+      '/unload_model': (b) => future(service.unloadModel(b)),
+      '/forward_backward': (_b, raw, req) => {
+        if ((req.headers['content-encoding'] ?? 'identity') !== 'identity') {
+          throw new TinkerApiError(415, `Content-Encoding ${req.headers['content-encoding']} is not supported (client config sets proto_compress_fwdbwd: false); send the protobuf body uncompressed`);
+        }
+        if (!String(req.headers['content-type'] ?? '').includes(PROTOBUF_CONTENT_TYPE)) {
+          throw new TinkerApiError(415, `forward_backward takes a ${PROTOBUF_CONTENT_TYPE} body (tinker_public.ForwardBackwardRequest), got ${req.headers['content-type'] ?? 'no Content-Type'}`);
+        }
+        return future(service.forwardBackward(decodeForwardBackwardRequest(new Uint8Array(raw.buffer, raw.byteOffset, raw.length))));
+      },
+      '/optim_step': (b) => future(service.optimStep(b)),
+      '/save_weights': (b) => future(service.saveWeights(b)),
+      '/save_weights_for_sampler': (b) => future(service.saveWeightsForSampler(b)),
+      '/load_weights': (b) => future(service.loadWeights(b)),
+      '/weights_info': (b) => service.weightsInfo(b),
+      '/create_sampling_session': (b) => service.createSamplingSession(b),
+      '/asample': (b) => future(service.asample(b)),
+    },
+    get: {
+      '/healthz': () => ({ status: 'ok' }),
+      '/get_server_capabilities': () => service.capabilities(),
+      '/samplers/': (id) => service.getSampler(decodeURIComponent(id)),
+      '/sessions/': (id) => service.getSession(decodeURIComponent(id)),
+    },
+  };
+}
+
+/** A finished future as the SDK reads it: protobuf when asked for (and possible), JSON otherwise. */
+function futureResult(res: ServerResponse, value: unknown, wantsProto: boolean): void {
+  const tagged = value as { proto?: 'forward_backward' | 'sample'; value?: unknown };
+  if (tagged.proto === undefined) return sendJson(res, 200, value);
+  if (wantsProto) {
+    const bytes = tagged.proto === 'sample' ? encodeSampleResponse(tagged.value as SampleResponse) : encodeForwardBackwardOutput(tagged.value as ForwardBackwardOutput);
+    res.writeHead(200, { 'Content-Type': PROTOBUF_CONTENT_TYPE, 'Content-Length': bytes.length });
+    res.end(bytes);
+    return;
+  }
+  // JSON for clients that do not ask for protobuf: typed arrays become plain lists.
+  sendJson(res, 200, JSON.parse(JSON.stringify(tagged.value, (_k, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v))));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new TinkerApiError(413, `request body exceeds ${limit} bytes; send smaller chunks`));
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export async function startTinkerServer(options: TinkerServeOptions): Promise<RunningTinkerServer> {
+  const service = new TinkerService(options);
+  const table = routes(service);
+  const pollWaitMs = options.pollWaitMs ?? 10_000;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path === '/health' || path === `${API_PREFIX}/healthz`) return sendJson(res, 200, { status: 'ok' });
+    if (!path.startsWith(`${API_PREFIX}/`)) throw new TinkerApiError(404, `no route ${req.method} ${path}; the Tinker API lives under ${API_PREFIX}/`);
+    const route = path.slice(API_PREFIX.length);
+    if (req.method === 'GET') {
+      const prefix = Object.keys(table.get).find((p) => (p.endsWith('/') ? route.startsWith(p) && route.length > p.length : route === p));
+      if (prefix === undefined) throw new TinkerApiError(404, `no route GET ${path}`);
+      return sendJson(res, 200, table.get[prefix]!(route.slice(prefix.length)));
+    }
+    const handler = req.method === 'POST' ? table.post[route] : undefined;
+    if (handler === undefined && !(req.method === 'POST' && route === '/retrieve_future')) throw new TinkerApiError(404, `no route ${req.method} ${path}; POST routes: ${[...Object.keys(table.post), '/retrieve_future'].join(', ')}`);
+    const raw = await readBody(req, 256 * 1024 * 1024);
+    let body: Body = {};
+    if (route !== '/forward_backward' && raw.length > 0) {
+      try {
+        body = JSON.parse(raw.toString('utf8')) as Body;
+      } catch (error) {
+        throw new TinkerApiError(400, `the request body is not valid JSON (${(error as Error).message})`);
+      }
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TinkerApiError(400, 'the request body must be a JSON object');
+    }
+    if (handler !== undefined) return sendJson(res, 200, handler(body, raw, req));
+    const id = String(body.request_id ?? '');
+    const answer = await service.queue.retrieve(id, pollWaitMs);
+    if (answer === undefined) throw new TinkerApiError(404, `unknown request_id ${JSON.stringify(id)} (results are kept a few minutes after they are first retrieved)`);
+    if (answer.state === 'pending') return sendJson(res, 200, { type: 'try_again', request_id: id, queue_state: 'active' });
+    if (answer.state === 'failed') return sendJson(res, 200, { error: answer.error.message, category: answer.error.category });
+    futureResult(res, answer.value, String(req.headers.accept ?? '').includes(PROTOBUF_CONTENT_TYPE));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const apiError = asApiError(error);
+      if (apiError.status >= 500) log(`troupe serve --tinker: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (res.headersSent) res.destroy();
+      else sendJson(res, apiError.status, apiError.toBody());
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8000, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    service,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          service.dispose();
+          resolve();
+        });
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      }),
+  };
+}

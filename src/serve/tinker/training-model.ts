@@ -1,0 +1,145 @@
+/**
+ * One Tinker training model: a LoRA adapter (named by the model id) on a shared base, its
+ * accumulated gradients and its Adam state.
+ *
+ *   const m = TrainingModel.create(base, 'sess-1:train:0', { rank: 8 }, 1);
+ *   m.forwardBackward(request);      // adds d(loss)/d(adapter) into the adapter's .grad
+ *   m.optimStep(DEFAULT_ADAM);       // Adam step, then gradients are zeroed
+ *
+ * Gradients of successive forward_backward calls add up until optim_step (Tinker's chunks
+ * of one batch); `forward_only` computes outputs without touching them.
+ */
+import { logSoftmaxGather } from '../../engine/autograd/log-softmax-gather.js';
+import { Tape } from '../../engine/autograd/tape.js';
+import type { LinearModule } from '../../engine/model/llama-params.js';
+import type { LoraAdapter, LoraConfig } from '../../engine/model/lora.js';
+import { AdamW, type AdamWState } from '../../engine/optim/adamw.js';
+import { clipGradNorm } from '../../engine/optim/clip-grad-norm.js';
+import { LOSS_FUNCTIONS } from '../../tinker/loss-functions.js';
+import type { AdamParams, ForwardBackwardOutput, ForwardBackwardRequest, LoraConfigWire } from '../../tinker/types.js';
+import type { LoadedBase } from './base-models.js';
+import { checkDatums, checkLossFn } from './check-datums.js';
+import { badField } from './tinker-api-error.js';
+
+/** LoRA alpha for every rank: the API sends none, so Troupe fixes alpha = 32 (scale 32 / rank; see docs/tinker.md). */
+export const LORA_ALPHA = 32;
+
+const ATTENTION: readonly LinearModule[] = ['q_proj', 'k_proj', 'v_proj', 'o_proj'];
+const MLP: readonly LinearModule[] = ['gate_proj', 'up_proj', 'down_proj'];
+
+export function loraConfigFromWire(wire: LoraConfigWire): LoraConfig {
+  if (!Number.isInteger(wire.rank) || wire.rank <= 0) throw badField('lora_config.rank', `must be a positive integer, got ${JSON.stringify(wire.rank)}`);
+  const targetModules = [...(wire.train_attn === false ? [] : ATTENTION), ...(wire.train_mlp === false ? [] : MLP)];
+  if (targetModules.length === 0) throw badField('lora_config', 'train_attn and train_mlp are both false, so the adapter would train nothing; enable at least one');
+  return { r: wire.rank, alpha: LORA_ALPHA, targetModules };
+}
+
+/** Copies of an adapter's tensors (and optionally its Adam state): a saved checkpoint. */
+export interface AdapterSnapshot {
+  readonly baseModel: string;
+  readonly lora: LoraConfigWire;
+  readonly tensors: ReadonlyMap<string, Float32Array>;
+  readonly optimizer?: AdamWState;
+}
+
+export class TrainingModel {
+  readonly id: string;
+  readonly base: LoadedBase;
+  readonly lora: LoraConfigWire;
+  private optimizer?: { key: string; adam: AdamW };
+
+  private constructor(id: string, base: LoadedBase, lora: LoraConfigWire) {
+    this.id = id;
+    this.base = base;
+    this.lora = lora;
+  }
+
+  static create(base: LoadedBase, id: string, lora: LoraConfigWire, seed: number): TrainingModel {
+    TrainingModel.adapterFor(base, id, lora, lora.seed ?? seed);
+    return new TrainingModel(id, base, lora);
+  }
+
+  /** Adds adapter `name` of this LoRA shape to the base (sampler snapshots use it too). */
+  static adapterFor(base: LoadedBase, name: string, lora: LoraConfigWire, seed = 0): LoraAdapter {
+    return base.model.addAdapter(name, loraConfigFromWire(lora), seed);
+  }
+
+  private get parameters() {
+    return this.base.model.trainableParameters(this.id);
+  }
+
+  forwardBackward(request: ForwardBackwardRequest): ForwardBackwardOutput {
+    const lossFn = checkLossFn(request);
+    const { model } = this.base;
+    const datums = checkDatums(request, lossFn, { vocab: model.config.vocab_size, context: model.config.max_position_embeddings });
+    const outputs: ForwardBackwardOutput['loss_fn_outputs'][number][] = [];
+    let total = 0;
+    for (const d of datums) {
+      const tape = new Tape(model.kernels, { grad: !request.forward_only });
+      try {
+        const logits = model.forward(tape, [d.tokens], { adapter: this.id }); // (T, vocab)
+        const logprobs = logSoftmaxGather(tape, logits, d.targets); // (T)
+        const result = LOSS_FUNCTIONS[lossFn](logprobs.data, d.inputs, request.loss_fn_config);
+        if (!request.forward_only) tape.backward(logprobs, result.dLoss_dLogprobs_T);
+        total += result.loss;
+        outputs.push({
+          logprobs: { dtype: 'float32', shape: [d.tokens.length], data: Float32Array.from(logprobs.data) },
+          elementwise_loss: { dtype: 'float32', shape: [d.tokens.length], data: result.elementwise_T },
+        });
+      } finally {
+        tape.dispose();
+      }
+    }
+    return { loss_fn_output_type: 'ArrayRecord', loss_fn_outputs: outputs, metrics: { 'loss:sum': total } };
+  }
+
+  /** One Adam step on the accumulated gradients, then zeroes them. */
+  optimStep(params: AdamParams): { metrics: Record<string, number> } {
+    if (!(params.learning_rate >= 0)) throw badField('adam_params.learning_rate', `must be >= 0, got ${params.learning_rate}`);
+    const adam = this.adam(params);
+    const norm = clipGradNorm(this.base.model.kernels, adam.parameters.values(), params.grad_clip_norm > 0 ? params.grad_clip_norm : Infinity);
+    adam.step(params.learning_rate);
+    adam.zeroGrad();
+    return { metrics: { 'grad_norm:mean': norm } };
+  }
+
+  snapshot(withOptimizer: boolean): AdapterSnapshot {
+    const tensors = new Map([...this.parameters].map(([name, t]) => [name, Float32Array.from(t.data)]));
+    const optimizer = withOptimizer ? this.optimizer?.adam.exportState() : undefined;
+    return { baseModel: this.base.name, lora: this.lora, tensors, ...(optimizer ? { optimizer } : {}) };
+  }
+
+  /** Loads saved adapter weights (and Adam state when asked and saved); gradients reset. */
+  restore(snapshot: AdapterSnapshot, withOptimizer: boolean): void {
+    if (snapshot.baseModel !== this.base.name || snapshot.lora.rank !== this.lora.rank) {
+      throw badField('path', `the checkpoint is a rank-${snapshot.lora.rank} adapter of ${snapshot.baseModel}, but this model is a rank-${this.lora.rank} adapter of ${this.base.name}; create the training client with the checkpoint's base model and rank`);
+    }
+    for (const [name, t] of this.parameters) {
+      const saved = snapshot.tensors.get(name);
+      if (!saved || saved.length !== t.size) throw badField('path', `the checkpoint has no tensor ${name} of ${t.size} values (its LoRA targets differ from this model's)`);
+      t.data.set(saved);
+      t.grad?.fill(0);
+    }
+    if (withOptimizer && snapshot.optimizer) this.adam(undefined).importState(snapshot.optimizer);
+    else this.optimizer = undefined;
+  }
+
+  dispose(): void {
+    this.optimizer?.adam.dispose();
+    this.base.model.removeAdapter(this.id);
+  }
+
+  /** The Adam of these hyperparameters; a change of them keeps the moments (Tinker sends them every step). */
+  private adam(params: AdamParams | undefined): AdamW {
+    const p = params ?? { beta1: 0.9, beta2: 0.95, eps: 1e-12, weight_decay: 0 };
+    const key = `${p.beta1}/${p.beta2}/${p.eps}/${p.weight_decay}`;
+    if (this.optimizer && (params === undefined || this.optimizer.key === key)) return this.optimizer.adam;
+    const adam = new AdamW(this.base.model.kernels, this.parameters, { beta1: p.beta1, beta2: p.beta2, eps: p.eps, weightDecay: p.weight_decay, decay: () => true });
+    if (this.optimizer) {
+      adam.importState(this.optimizer.adam.exportState());
+      this.optimizer.adam.dispose();
+    }
+    this.optimizer = { key, adam };
+    return adam;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * A small TypeScript client of the Tinker wire protocol (no Python): JSON and protobuf
+ * requests, futures polled through retrieve_future, retries with backoff.
+ *
+ *   const client = await TinkerClient.connect({ baseUrl: 'http://127.0.0.1:8000', apiKey: process.env.TINKER_API_KEY });
+ *   const model = await client.createLoraModel('Qwen/Qwen3-0.6B', { rank: 8 });
+ *   const out = await model.forwardBackward(datums, 'cross_entropy');
+ *   await model.optimStep({ ...DEFAULT_ADAM, learning_rate: 1e-4 });
+ *
+ * Errors: 408 / 429 / 5xx and refused connections are retried (exponential backoff, up to
+ * `maxRetries`); other 4xx and failed futures throw a TroupeError('policy') with the
+ * server's message. Training ops of one model carry consecutive seq_ids (the server runs
+ * them in that order), so several may be in flight at once (pipelining).
+ */
+import { TroupeError } from '../util/errors.js';
+import { decodeForwardBackwardOutput, decodeSampleResponse, encodeForwardBackwardRequest } from './tinker-proto.js';
+import {
+  API_PREFIX,
+  PROTOBUF_CONTENT_TYPE,
+  type AdamParams,
+  type Datum,
+  type ForwardBackwardOutput,
+  type LoraConfigWire,
+  type LossFnName,
+  type SampleRequest,
+  type SampleResponse,
+} from './types.js';
+
+export interface TinkerClientOptions {
+  readonly baseUrl: string;
+  /** Sent as X-API-Key; Tinker keys start with `tml-`. */
+  readonly apiKey?: string;
+  /** Retries of one HTTP request on 408/429/5xx/connection errors. Default 5. */
+  readonly maxRetries?: number;
+  /** First backoff delay (doubles per retry). Default 250 ms. */
+  readonly backoffMs?: number;
+}
+
+type ResultKind = 'json' | 'forward_backward' | 'sample';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class TinkerClient {
+  readonly baseUrl: string;
+  readonly sessionId: string;
+  private readonly options: TinkerClientOptions;
+  private modelCounter = 0;
+  private samplerCounter = 0;
+  private heartbeat?: NodeJS.Timeout;
+
+  private constructor(options: TinkerClientOptions, sessionId: string) {
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.sessionId = sessionId;
+  }
+
+  /** Fetches the client config, opens a session and keeps it alive (heartbeat every 10 s). */
+  static async connect(options: TinkerClientOptions): Promise<TinkerClient> {
+    const probe = new TinkerClient(options, '');
+    await probe.post('/client/config', { sdk_version: 'troupe' });
+    const { session_id } = (await probe.post('/create_session', { tags: ['troupe'], user_metadata: {}, sdk_version: 'troupe' })) as { session_id: string };
+    const client = new TinkerClient(options, session_id);
+    client.heartbeat = setInterval(() => {
+      client.post('/session_heartbeat', { session_id }).catch(() => undefined);
+    }, 10_000);
+    client.heartbeat.unref();
+    return client;
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat);
+  }
+
+  async capabilities(): Promise<Array<{ model_name: string; max_context_length: number | null }>> {
+    return ((await this.request('GET', '/get_server_capabilities')) as { supported_models: Array<{ model_name: string; max_context_length: number | null }> }).supported_models;
+  }
+
+  async createLoraModel(baseModel: string, lora: LoraConfigWire): Promise<TinkerTrainingModel> {
+    const id = await this.submit('/create_model', { session_id: this.sessionId, model_seq_id: this.modelCounter++, base_model: baseModel, lora_config: lora });
+    const { model_id } = (await this.result(id, 'json')) as { model_id: string };
+    return new TinkerTrainingModel(this, model_id);
+  }
+
+  /** A sampling session on a tinker:// path, or on the bare base model. */
+  async createSampler(target: { modelPath?: string; baseModel?: string }): Promise<TinkerSampler> {
+    const body = { session_id: this.sessionId, sampling_session_seq_id: this.samplerCounter++, ...(target.modelPath ? { model_path: target.modelPath } : {}), ...(target.baseModel ? { base_model: target.baseModel } : {}) };
+    const { sampling_session_id } = (await this.post('/create_sampling_session', body)) as { sampling_session_id: string };
+    return new TinkerSampler(this, sampling_session_id);
+  }
+
+  /** POSTs a submit route and returns its request id. */
+  async submit(route: string, body: unknown): Promise<string> {
+    return ((await this.post(route, body)) as { request_id: string }).request_id;
+  }
+
+  async submitProto(route: string, bytes: Uint8Array): Promise<string> {
+    const raw = await this.fetchWithRetries(route, { method: 'POST', headers: { 'Content-Type': PROTOBUF_CONTENT_TYPE }, body: bytes });
+    return (JSON.parse(new TextDecoder().decode(raw.body)) as { request_id: string }).request_id;
+  }
+
+  /** Polls retrieve_future until the result is ready; a failed future throws. */
+  async result(requestId: string, kind: ResultKind): Promise<unknown> {
+    for (;;) {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (kind !== 'json') headers.Accept = PROTOBUF_CONTENT_TYPE;
+      const raw = await this.fetchWithRetries('/retrieve_future', { method: 'POST', headers, body: JSON.stringify({ request_id: requestId }) });
+      if (raw.contentType.includes(PROTOBUF_CONTENT_TYPE)) return kind === 'sample' ? decodeSampleResponse(raw.body) : decodeForwardBackwardOutput(raw.body);
+      const json = JSON.parse(new TextDecoder().decode(raw.body)) as Record<string, unknown>;
+      if (json.type === 'try_again') continue;
+      if (typeof json.error === 'string') throw new TroupeError('policy', `Tinker request ${requestId} failed (${String(json.category)} error): ${json.error}`);
+      return json;
+    }
+  }
+
+  async post(route: string, body: unknown): Promise<unknown> {
+    return this.request('POST', route, body);
+  }
+
+  private async request(method: 'GET' | 'POST', route: string, body?: unknown): Promise<unknown> {
+    const raw = await this.fetchWithRetries(route, { method, headers: { 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return JSON.parse(new TextDecoder().decode(raw.body));
+  }
+
+  private async fetchWithRetries(route: string, init: RequestInit): Promise<{ body: Uint8Array; contentType: string }> {
+    const url = `${this.baseUrl}${API_PREFIX}${route}`;
+    const maxRetries = this.options.maxRetries ?? 5;
+    const headers = { ...(init.headers as Record<string, string>), 'X-API-Key': this.options.apiKey ?? 'tml-troupe' };
+    let lastProblem = '';
+    for (let attempt = 0; attempt <= maxRetries; attempt++) {
+      if (attempt > 0) await sleep((this.options.backoffMs ?? 250) * 2 ** (attempt - 1));
+      let response: Response;
+      try {
+        response = await fetch(url, { ...init, headers });
+      } catch (error) {
+        lastProblem = `cannot reach ${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`;
+        continue;
+      }
+      const body = new Uint8Array(await response.arrayBuffer());
+      if (response.ok) return { body, contentType: response.headers.get('content-type') ?? '' };
+      const text = new TextDecoder().decode(body);
+      let message = text;
+      try {
+        const parsed = JSON.parse(text) as { error?: string; detail?: string };
+        message = parsed.error ?? parsed.detail ?? text;
+      } catch {
+        // not JSON: keep the text
+      }
+      lastProblem = `${init.method} ${url} answered ${response.status}: ${message}`;
+      if (response.status === 408 || response.status === 429 || response.status >= 500) continue;
+      throw new TroupeError('policy', `Tinker server refused the request: ${lastProblem}`);
+    }
+    throw new TroupeError('policy', `Tinker server failed after ${maxRetries + 1} attempts: ${lastProblem}; check that the server at ${this.baseUrl} is running`);
+  }
+}
+
+/** One LoRA training model; its ops get consecutive seq_ids in call order. */
+export class TinkerTrainingModel {
+  readonly client: TinkerClient;
+  readonly modelId: string;
+  private seq = 0;
+
+  constructor(client: TinkerClient, modelId: string) {
+    this.client = client;
+    this.modelId = modelId;
+  }
+
+  /** Submits now (taking the next seq_id) and returns the pending result. */
+  forwardBackward(data: readonly Datum[], lossFn: LossFnName, options: { config?: Record<string, number>; forwardOnly?: boolean } = {}): Promise<ForwardBackwardOutput> {
+    const bytes = encodeForwardBackwardRequest({ model_id: this.modelId, seq_id: ++this.seq, data, loss_fn: lossFn, loss_fn_config: options.config ?? {}, forward_only: options.forwardOnly ?? false });
+    return this.client.submitProto('/forward_backward', bytes).then((id) => this.client.result(id, 'forward_backward')) as Promise<ForwardBackwardOutput>;
+  }
+
+  optimStep(adam: AdamParams): Promise<{ metrics?: Record<string, number> }> {
+    return this.op('/optim_step', { adam_params: adam }) as Promise<{ metrics?: Record<string, number> }>;
+  }
+
+  /** Saves training state (weights + Adam) under a name; resolves to its tinker:// path. */
+  async saveWeights(name: string): Promise<string> {
+    return ((await this.op('/save_weights', { path: name, overwrite: true })) as { path: string }).path;
+  }
+
+  async loadWeights(path: string, withOptimizer: boolean): Promise<void> {
+    await this.op('/load_weights', { path, optimizer: withOptimizer });
+  }
+
+  /** A frozen copy of the current weights as a sampling session id. */
+  async saveForSampler(): Promise<string> {
+    const r = (await this.op('/save_weights_for_sampler', { sampling_session_seq_id: 0 })) as { sampling_session_id?: string; path?: string };
+    return r.sampling_session_id ?? r.path!;
+  }
+
+  private op(route: string, body: Record<string, unknown>): Promise<unknown> {
+    const seq_id = ++this.seq;
+    return this.client.submit(route, { model_id: this.modelId, seq_id, ...body }).then((id) => this.client.result(id, 'json'));
+  }
+}
+
+export class TinkerSampler {
+  readonly client: TinkerClient;
+  readonly samplingSessionId: string;
+  private seq = 0;
+
+  constructor(client: TinkerClient, samplingSessionId: string) {
+    this.client = client;
+    this.samplingSessionId = samplingSessionId;
+  }
+
+  async sample(request: Omit<SampleRequest, 'sampling_session_id' | 'seq_id'>): Promise<SampleResponse> {
+    const id = await this.client.submit('/asample', { ...request, sampling_session_id: this.samplingSessionId, seq_id: this.seq++ });
+    return (await this.client.result(id, 'sample')) as SampleResponse;
+  }
+}
