@@ -8,8 +8,7 @@
  * Routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions, GET /health.
  * Every refusal is an OpenAI-style error object (api-error.ts) and the server keeps serving.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Sampler } from '../engine/sampling/generate.js';
 import type { GenerateRequest } from '../engine/sampling/types.js';
 import type { LlamaModel } from '../engine/model/llama-model.js';
@@ -17,6 +16,7 @@ import { TroupeError } from '../util/errors.js';
 import { deriveSeed } from '../util/rng.js';
 import { ApiError, badParam } from './api-error.js';
 import { Batcher, type BatchStats } from './batcher.js';
+import { closeGracefully, createJsonServer, listen, readBody, sendJson } from './http-plumbing.js';
 import { chatBody, completionBody, streamChunks, type ChoiceResult, type FormatContext } from './format-response.js';
 import { parseChatRequest, parseCompletionRequest } from './parse-request.js';
 import { topLogprobs } from './top-logprobs.js';
@@ -52,30 +52,6 @@ export interface RunningServer {
 }
 
 const ROUTES: Record<string, string> = { '/v1/models': 'GET', '/v1/completions': 'POST', '/v1/chat/completions': 'POST', '/health': 'GET' };
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(new ApiError(413, `request body exceeds ${limit} bytes; send smaller requests`, { code: 'request_too_large' }));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   if (options.models.length === 0) throw new TroupeError('input', 'startServer needs at least one model to serve');
@@ -177,7 +153,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/v1/models') return sendJson(res, 200, listModels());
-    const text = await readBody(req, maxBody);
+    const text = (await readBody(req, maxBody, () => new ApiError(413, `request body exceeds ${maxBody} bytes; send smaller requests`, { code: 'request_too_large' }))).toString('utf8');
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -187,32 +163,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await complete(path === '/v1/chat/completions' ? parseChatRequest(body) : parseCompletionRequest(body), res);
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      let apiError: ApiError;
-      if (error instanceof ApiError) apiError = error;
-      else if (error instanceof TroupeError && (error.category === 'input' || error.category === 'config')) apiError = new ApiError(400, error.message);
-      else {
-        log(`troupe serve: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        apiError = new ApiError(500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      if (res.headersSent) res.destroy();
-      else sendJson(res, apiError.status, apiError.toBody());
-    });
+  const server = createJsonServer(handle, (error, req) => {
+    let apiError: ApiError;
+    if (error instanceof ApiError) apiError = error;
+    else if (error instanceof TroupeError && (error.category === 'input' || error.category === 'config')) apiError = new ApiError(400, error.message);
+    else {
+      log(`troupe serve: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      apiError = new ApiError(500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { status: apiError.status, body: apiError.toBody() };
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8000, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const { url, port } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 8000);
   return {
-    url: `http://${host}:${address.port}`,
-    port: address.port,
+    url,
+    port,
     stats: () => {
       const total: BatchStats = { batches: 0, submissions: 0, largestBatch: 0 };
       for (const b of batchers.values()) {
@@ -222,14 +187,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       }
       return total;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // In-flight requests finish (their batch is already scheduled); idle keep-alive
-        // sockets would otherwise hold close() open.
-        const force = setTimeout(() => server.closeAllConnections(), 5000);
-        force.unref();
-      }),
+    // In-flight requests finish (their batch is already scheduled).
+    close: () => closeGracefully(server, 5000),
   };
 }

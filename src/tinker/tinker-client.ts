@@ -155,14 +155,12 @@ export class TinkerClient {
 
 /** One LoRA training model; its ops get consecutive seq_ids in call order. */
 export class TinkerTrainingModel {
-  readonly client: TinkerClient;
-  readonly modelId: string;
   private seq = 0;
 
-  constructor(client: TinkerClient, modelId: string) {
-    this.client = client;
-    this.modelId = modelId;
-  }
+  constructor(
+    readonly client: TinkerClient,
+    readonly modelId: string,
+  ) {}
 
   /** Submits now (taking the next seq_id) and returns the pending result. */
   forwardBackward(data: readonly Datum[], lossFn: LossFnName, options: { config?: Record<string, number>; forwardOnly?: boolean } = {}): Promise<ForwardBackwardOutput> {
@@ -196,14 +194,12 @@ export class TinkerTrainingModel {
 }
 
 export class TinkerSampler {
-  readonly client: TinkerClient;
-  readonly samplingSessionId: string;
   private seq = 0;
 
-  constructor(client: TinkerClient, samplingSessionId: string) {
-    this.client = client;
-    this.samplingSessionId = samplingSessionId;
-  }
+  constructor(
+    readonly client: TinkerClient,
+    readonly samplingSessionId: string,
+  ) {}
 
   async sample(request: Omit<SampleRequest, 'sampling_session_id' | 'seq_id'>): Promise<SampleResponse> {
     const id = await this.client.submit('/asample', { ...request, sampling_session_id: this.samplingSessionId, seq_id: this.seq++ });

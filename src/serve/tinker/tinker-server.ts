@@ -10,10 +10,10 @@
  * Submit routes answer `{request_id}`; retrieve_future long-polls (up to `pollWaitMs`) and
  * then answers try_again. Any API key is accepted (the server is meant for loopback use).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSampleResponse } from '../../tinker/tinker-proto.js';
 import { API_PREFIX, PROTOBUF_CONTENT_TYPE, type ClientConfig, type ForwardBackwardOutput, type SampleResponse } from '../../tinker/types.js';
+import { closeGracefully, createJsonServer, listen, readBody, sendJson } from '../http-plumbing.js';
 import { asApiError } from './future-queue.js';
 import { TinkerApiError } from './tinker-api-error.js';
 import { TinkerService, type TinkerServiceOptions } from './tinker-service.js';
@@ -100,28 +100,6 @@ function futureResult(res: ServerResponse, value: unknown, wantsProto: boolean):
   sendJson(res, 200, JSON.parse(JSON.stringify(tagged.value, (_k, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v))));
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(new TinkerApiError(413, `request body exceeds ${limit} bytes; send smaller chunks`));
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 export async function startTinkerServer(options: TinkerServeOptions): Promise<RunningTinkerServer> {
   const service = new TinkerService(options);
   const table = routes(service);
@@ -140,7 +118,8 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
     }
     const handler = req.method === 'POST' ? table.post[route] : undefined;
     if (handler === undefined && !(req.method === 'POST' && route === '/retrieve_future')) throw new TinkerApiError(404, `no route ${req.method} ${path}; POST routes: ${[...Object.keys(table.post), '/retrieve_future'].join(', ')}`);
-    const raw = await readBody(req, 256 * 1024 * 1024);
+    const limit = 256 * 1024 * 1024;
+    const raw = await readBody(req, limit, () => new TinkerApiError(413, `request body exceeds ${limit} bytes; send smaller chunks`));
     let body: Body = {};
     if (route !== '/forward_backward' && raw.length > 0) {
       try {
@@ -159,35 +138,19 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
     futureResult(res, answer.value, String(req.headers.accept ?? '').includes(PROTOBUF_CONTENT_TYPE));
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      const apiError = asApiError(error);
-      if (apiError.status >= 500) log(`troupe serve --tinker: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      if (res.headersSent) res.destroy();
-      else sendJson(res, apiError.status, apiError.toBody());
-    });
+  const server = createJsonServer(handle, (error, req) => {
+    const apiError = asApiError(error);
+    if (apiError.status >= 500) log(`troupe serve --tinker: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return { status: apiError.status, body: apiError.toBody() };
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8000, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const { url, port } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 8000);
   return {
-    url: `http://${host}:${address.port}`,
-    port: address.port,
+    url,
+    port,
     service,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          service.dispose();
-          resolve();
-        });
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
-      }),
+    close: async () => {
+      await closeGracefully(server, 2000);
+      service.dispose();
+    },
   };
 }
