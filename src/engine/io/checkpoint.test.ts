@@ -75,7 +75,7 @@ test('loading names the missing or misshapen tensor and the bad config field', (
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, hidden_size: undefined }));
     assert.throws(() => loadCheckpoint(dir), checkpointError(/hidden_size must be a positive integer/));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, rope_scaling: { type: 'linear', factor: 2 } }));
-    assert.throws(() => loadCheckpoint(dir), checkpointError(/rope_scaling .* not supported/));
+    assert.throws(() => loadCheckpoint(dir), checkpointError(/config\.json: rope_scaling\.rope_type "linear" is not supported/));
     assert.throws(() => loadCheckpoint(join(root, 'nope')), checkpointError(/nope does not exist/));
   });
 });

@@ -62,6 +62,8 @@ export function llamaConfig(sizes: {
   layers: number;
   heads: number;
   kvHeads?: number;
+  /** Default hidden / heads. */
+  headDim?: number;
   intermediate: number;
   vocab: number;
   context?: number;
@@ -76,6 +78,8 @@ export function llamaConfig(sizes: {
     num_hidden_layers: sizes.layers,
     num_attention_heads: sizes.heads,
     num_key_value_heads: sizes.kvHeads ?? sizes.heads,
+    // Always written: Qwen3's transformers default (128) is not hidden / heads.
+    head_dim: sizes.headDim ?? sizes.hidden / sizes.heads,
     intermediate_size: sizes.intermediate,
     vocab_size: sizes.vocab,
     max_position_embeddings: sizes.context ?? 256,
