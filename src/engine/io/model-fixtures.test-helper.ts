@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { Tape } from '../autograd/tape.js';
 import type { LlamaModel } from '../model/llama-model.js';
 import { LlamaInference } from '../sampling/llama-inference.js';
+import { repoRoot } from '../../util/repo-root.test-helper.js';
 
-export const MODEL_FIXTURES = join(import.meta.dirname, '..', '..', '..', '..', 'src', 'engine', 'io', 'fixtures', 'models');
+export const MODEL_FIXTURES = join(repoRoot(), 'src', 'engine', 'io', 'fixtures', 'models');
 
 export interface Reference {
   readonly sequences: readonly (readonly number[])[];
