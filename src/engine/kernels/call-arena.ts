@@ -1,8 +1,10 @@
 import type { Heap } from './heap.js';
 
+type KernelArray = Float32Array | Int32Array | Uint16Array;
+
 interface Temp {
-  source: Float32Array | Int32Array;
-  view: Float32Array | Int32Array;
+  source: KernelArray;
+  view: KernelArray;
   start: number;
   writeBack: boolean;
 }
@@ -19,7 +21,7 @@ export class CallArena {
   constructor(private readonly heap: Heap) {}
 
   /** Heap address of the first `length` elements of `array`. */
-  ptr(array: Float32Array | Int32Array, length: number, writeBack: boolean): number {
+  ptr(array: KernelArray, length: number, writeBack: boolean): number {
     if (this.heap.owns(array)) return array.byteOffset;
     for (const temp of this.temps) {
       if (temp.source === array) {
@@ -27,10 +29,11 @@ export class CallArena {
         return temp.start;
       }
     }
-    const start = this.heap.allocBytes(length * 4);
+    const start = this.heap.allocBytes(length * array.BYTES_PER_ELEMENT);
     const buffer = this.heap.memory.buffer;
-    const view = array instanceof Int32Array ? new Int32Array(buffer, start, length) : new Float32Array(buffer, start, length);
-    view.set(array.subarray(0, length));
+    const view = array instanceof Int32Array ? new Int32Array(buffer, start, length)
+      : array instanceof Uint16Array ? new Uint16Array(buffer, start, length) : new Float32Array(buffer, start, length);
+    view.set(array.subarray(0, length) as never);
     this.temps.push({ source: array, view, start, writeBack });
     return start;
   }

@@ -1,5 +1,5 @@
 import { TroupeError } from '../../util/errors.js';
-import type { MatmulArgs } from './types.js';
+import type { MatmulArgs, MatmulBf16Args } from './types.js';
 
 /**
  * Shape checks shared by every Kernels implementation, so a wrong call fails the same way
@@ -27,12 +27,12 @@ export function checkDims(op: string, dims: Record<string, number>): void {
 
 const isDim = (value: number): boolean => Number.isInteger(value) && value >= 0;
 
-export function checkMatmul(args: MatmulArgs): void {
+export function checkMatmul(args: MatmulArgs | MatmulBf16Args, op = 'matmul'): void {
   const { m, n, k } = args;
-  if (!isDim(m) || !isDim(n) || !isDim(k)) checkDims('matmul', { m, n, k });
-  checkLength('matmul', 'a', args.a, m * k);
-  checkLength('matmul', 'b', args.b, k * n);
-  checkLength('matmul', 'c', args.c, m * n);
+  if (!isDim(m) || !isDim(n) || !isDim(k)) checkDims(op, { m, n, k });
+  checkLength(op, 'a', args.a, m * k);
+  checkLength(op, 'b', args.b, k * n);
+  checkLength(op, 'c', args.c, m * n);
 }
 
 export function checkSameLength(op: string, arrays: Record<string, ArrayLike<number>>): number {

@@ -1,5 +1,6 @@
 import { after, before, describe } from 'node:test';
 import { matmulConformance } from './conformance-matmul.js';
+import { matmulBf16Conformance } from './conformance-matmul-bf16.js';
 import { opsConformance } from './conformance-ops.js';
 import type { Kernels } from './types.js';
 
@@ -25,6 +26,7 @@ export function runKernelConformance(name: string, makeKernels: () => Kernels | 
       await disposable?.dispose?.();
     });
     matmulConformance(get);
+    matmulBf16Conformance(get);
     opsConformance(get);
   });
 }

@@ -1,8 +1,8 @@
 import { checkMatmul } from './check-shapes.js';
 import type { CallArena } from './call-arena.js';
 import type { ThreadPool } from './thread-pool.js';
-import type { MatmulArgs } from './types.js';
-import { ACCUMULATE, TRANS_A, TRANS_B, type KernelExports } from './wasm-module.js';
+import type { MatmulArgs, MatmulBf16Args } from './types.js';
+import { ACCUMULATE, BF16_B, TRANS_A, TRANS_B, type KernelExports } from './wasm-module.js';
 
 /** Cache blocking of matmul_block (see wat/matmul.wat): k depth, row block, column block. */
 export const BLOCKING = { kc: 256, mc: 64, nc: 512 } as const;
@@ -40,13 +40,23 @@ export const MATVEC_SPLIT_DEFAULT = Number.POSITIVE_INFINITY;
  */
 export function dispatchMatmul(ctx: MatmulContext, args: MatmulArgs): void {
   checkMatmul(args);
-  const { m, n, k, transA = false, transB = false, accumulate = false } = args;
+  dispatch(ctx, args, args.transA ?? false, 0);
+}
+
+/** The same for a bf16 b (flag BF16_B): the kernels widen it while packing or reading it. */
+export function dispatchMatmulBf16(ctx: MatmulContext, args: MatmulBf16Args): void {
+  checkMatmul(args, 'matmulBf16');
+  dispatch(ctx, args, false, BF16_B);
+}
+
+function dispatch(ctx: MatmulContext, args: MatmulArgs | MatmulBf16Args, transA: boolean, bf16Flag: number): void {
+  const { m, n, k, transB = false, accumulate = false } = args;
   if (m === 0 || n === 0) return;
   if (k === 0) {
     if (!accumulate) args.c.fill(0, 0, m * n);
     return;
   }
-  const flags = (transA ? TRANS_A : 0) | (transB ? TRANS_B : 0) | (accumulate ? ACCUMULATE : 0);
+  const flags = (transA ? TRANS_A : 0) | (transB ? TRANS_B : 0) | (accumulate ? ACCUMULATE : 0) | bf16Flag;
   const { exports, arena, pool } = ctx;
   try {
     const a = arena.ptr(args.a, m * k, false);

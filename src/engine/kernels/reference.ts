@@ -1,5 +1,5 @@
 import { checkDims, checkLength, checkMatmul, checkSameLength } from './check-shapes.js';
-import type { Kernels, MatmulArgs } from './types.js';
+import type { Kernels, MatmulArgs, MatmulBf16Args } from './types.js';
 
 /**
  * Plain TypeScript kernels: straight loops with float64 accumulation, written to be
@@ -12,6 +12,7 @@ export function createReferenceKernels(): Kernels {
     alloc: (length) => new Float32Array(length),
     free: () => {},
     matmul,
+    matmulBf16,
     add(a, b, out) {
       checkSameLength('add', { a, b, out });
       for (let i = 0; i < out.length; i++) out[i] = a[i]! + b[i]!;
@@ -69,6 +70,27 @@ function matmul(args: MatmulArgs): void {
         const bv = transB ? b[j * k + p]! : b[p * n + j]!;
         sum += av * bv;
       }
+      c[i * n + j] = accumulate ? c[i * n + j]! + sum : sum;
+    }
+  }
+}
+
+const widenScratch = new Float32Array(1);
+const widenBits = new Uint32Array(widenScratch.buffer);
+
+/** The float32 value of one bf16 bit pattern (exact: it becomes the top 16 bits). */
+function widen(bits: number): number {
+  widenBits[0] = bits << 16;
+  return widenScratch[0]!;
+}
+
+function matmulBf16(args: MatmulBf16Args): void {
+  checkMatmul(args, 'matmulBf16');
+  const { a, b, c, m, n, k, transB = false, accumulate = false } = args;
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      let sum = 0;
+      for (let p = 0; p < k; p++) sum += a[i * k + p]! * widen(transB ? b[j * k + p]! : b[p * n + j]!);
       c[i * n + j] = accumulate ? c[i * n + j]! + sum : sum;
     }
   }

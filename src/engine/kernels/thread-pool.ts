@@ -58,7 +58,7 @@ const MAX_PROBE_EVERY = 16384;
 const RUN_CHUNK = `function runChunk(exports, ctl, chunk, scratch) {
   const [a, b, c, m, n, k, flags, byRows, size, kc, mc, nc, kind] = ctl.subarray(${ARGS}, ${ARGS + 13});
   const lo = chunk * size;
-  if (kind === 1) exports.matmul_rows(a, b + lo * k * 4, c + lo * 4, 1, Math.min(n, lo + size) - lo, k, flags);
+  if (kind === 1) exports.matmul_rows(a, b + lo * k * (flags & 8 ? 2 : 4), c + lo * 4, 1, Math.min(n, lo + size) - lo, k, flags); // flag 8: b is bf16
   else if (byRows) exports.matmul_block(a, b, c, m, n, k, flags, lo, Math.min(m, lo + size), 0, n, scratch, kc, mc, nc);
   else exports.matmul_block(a, b, c, m, n, k, flags, 0, m, lo, Math.min(n, lo + size), scratch, kc, mc, nc);
 }

@@ -27,6 +27,24 @@ export interface MatmulArgs {
   readonly accumulate?: boolean;
 }
 
+/**
+ * A matmul whose right-hand side is a bfloat16 weight (bit patterns, the top 16 bits of each
+ * float32), widened to float32 inside the kernel: c (+)= a op(b) for a m x k float32.
+ * transB: b is n x k, c = a b^T (y = x W^T, a frozen linear layer's forward); otherwise b is
+ * k x n, c = a b (dx = dy W, the backward through it). Widening is exact, so the result equals
+ * `matmul` with b converted to float32 (to the summation-order rounding of that backend).
+ */
+export interface MatmulBf16Args {
+  readonly a: Float32Array;
+  readonly b: Uint16Array;
+  readonly c: Float32Array;
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly transB?: boolean;
+  readonly accumulate?: boolean;
+}
+
 export interface Kernels {
   readonly name: string;
   /** Worker threads used for large matmuls (1 = the calling thread only). */
@@ -37,6 +55,8 @@ export interface Kernels {
   free(array: Float32Array): void;
 
   matmul(args: MatmulArgs): void;
+  /** matmul with a bf16 right-hand side (see MatmulBf16Args). */
+  matmulBf16(args: MatmulBf16Args): void;
 
   /** out[i] = a[i] + b[i]. out may alias a. */
   add(a: Float32Array, b: Float32Array, out: Float32Array): void;

@@ -3,7 +3,7 @@ import { CallArena } from './call-arena.js';
 import { checkDims, checkLength, checkSameLength } from './check-shapes.js';
 import { detectSimdFlavor, type SimdFlavor } from './feature-detect.js';
 import { Heap } from './heap.js';
-import { dispatchMatmul, MATMUL_SCRATCH_BYTES, MATVEC_SPLIT_DEFAULT, type MatmulContext } from './matmul-dispatch.js';
+import { dispatchMatmul, dispatchMatmulBf16, MATMUL_SCRATCH_BYTES, MATVEC_SPLIT_DEFAULT, type MatmulContext } from './matmul-dispatch.js';
 import { RopeTables } from './rope-table.js';
 import { ThreadPool } from './thread-pool.js';
 import type { Kernels } from './types.js';
@@ -101,6 +101,7 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
     alloc: (length) => heap.alloc(length),
     free: (array) => heap.free(array),
     matmul: (args) => dispatchMatmul(ctx, args),
+    matmulBf16: (args) => dispatchMatmulBf16(ctx, args),
     add(a, b, out) {
       const n = checkSameLength('add', { a, b, out });
       call(() => exports.add(ptr(a, n), ptr(b, n), ptr(out, n, true), n));

@@ -29,6 +29,8 @@ export interface KernelExports {
 export const TRANS_A = 1;
 export const TRANS_B = 2;
 export const ACCUMULATE = 4;
+/** b holds bf16 bits (2 bytes an element), widened while packed or read (matmul-bf16.wat). */
+export const BF16_B = 8;
 
 const compiled = new Map<SimdFlavor, WebAssembly.Module>();
 

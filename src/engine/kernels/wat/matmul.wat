@@ -70,7 +70,8 @@
       (br_if $jl (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $cols))))
     (br_if $rl (i32.lt_u (local.tee $r (i32.add (local.get $r) (i32.const 1))) (local.get $rows)))))
 
-;; C[i0:i1, j0:j1] (+)= op(A) op(B). flags: 1 transA, 2 transB, 4 accumulate. k >= 1.
+;; C[i0:i1, j0:j1] (+)= op(A) op(B). flags: 1 transA, 2 transB, 4 accumulate, 8 b is bf16
+;; (matmul-bf16.wat; not with transA). k >= 1.
 ;; scratch: 128-byte tile, then MC*KC floats of packed A, then KC*NC floats of packed B.
 ;; i0, MC are multiples of 4 and j0, NC of 8 (except at the matrix edge).
 (func (export "matmul_block")
@@ -94,8 +95,11 @@
       (local.set $kc (select (local.get $KC) (i32.sub (local.get $k) (local.get $pc))
         (i32.lt_u (local.get $KC) (i32.sub (local.get $k) (local.get $pc)))))
       (local.set $acc (i32.or (i32.ne (local.get $pc) (i32.const 0)) (i32.and (i32.shr_u (local.get $flags) (i32.const 2)) (i32.const 1))))
-      (call $pack_b (local.get $b) (local.get $n) (local.get $k) (i32.and (i32.shr_u (local.get $flags) (i32.const 1)) (i32.const 1))
-        (local.get $pc) (local.get $kc) (local.get $jc) (local.get $nc) (local.get $packB))
+      (if (i32.and (local.get $flags) (i32.const 8))
+        (then (call $pack_b_bf16 (local.get $b) (local.get $n) (local.get $k) (i32.and (i32.shr_u (local.get $flags) (i32.const 1)) (i32.const 1))
+          (local.get $pc) (local.get $kc) (local.get $jc) (local.get $nc) (local.get $packB)))
+        (else (call $pack_b (local.get $b) (local.get $n) (local.get $k) (i32.and (i32.shr_u (local.get $flags) (i32.const 1)) (i32.const 1))
+          (local.get $pc) (local.get $kc) (local.get $jc) (local.get $nc) (local.get $packB))))
       (local.set $ic (local.get $i0))
       (block $idone (loop $iloop
         (br_if $idone (i32.ge_u (local.get $ic) (local.get $i1)))

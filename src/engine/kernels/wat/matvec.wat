@@ -1,6 +1,7 @@
 ;; Matmuls with 1-3 rows of output (decoding one token, attention of one query): packing B
 ;; would cost as much as the multiply, so B is read in place. Used when m < 4 and the rows of
-;; op(A) are contiguous (not transA, or m = 1). flags as matmul_block: 2 transB, 4 accumulate.
+;; op(A) are contiguous (not transA, or m = 1). flags as matmul_block: 2 transB, 4 accumulate,
+;; 8 b is bf16 (matmul-bf16.wat).
 
 ;; sum x[p] * y[p], four independent accumulators to hide FMA latency. Pointer increments
 ;; and one exit test per 16 elements keep the loop at four loads + four FMAs of x and y.
@@ -56,6 +57,9 @@
 
 (func (export "matmul_rows") (param $a i32) (param $b i32) (param $c i32) (param $m i32) (param $n i32) (param $k i32) (param $flags i32)
   (local $i i32) (local $j i32) (local $x i32) (local $crow i32) (local $acc i32) (local $cp i32) (local $s f32) (local $p i32)
+  (if (i32.and (local.get $flags) (i32.const 8)) (then
+    (call $matmul_rows_bf16 (local.get $a) (local.get $b) (local.get $c) (local.get $m) (local.get $n) (local.get $k) (local.get $flags))
+    (return)))
   (local.set $acc (i32.and (i32.shr_u (local.get $flags) (i32.const 2)) (i32.const 1)))
   (block $id (loop $il (br_if $id (i32.ge_u (local.get $i) (local.get $m)))
     (local.set $x (i32.add (local.get $a) (i32.shl (i32.mul (local.get $i) (local.get $k)) (i32.const 2))))
