@@ -1,11 +1,13 @@
 import { TroupeError } from '../../util/errors.js';
 import type { Tensor } from '../tensor.js';
+import { gatherWeightRows } from '../weight-ops.js';
 import { asMatrix } from './check.js';
 import type { Tape } from './tape.js';
 
 /**
  * Row gather: out[i] = weight[ids[i]] for weight (V, d) -> out (N, d). Backward scatter-adds
- * each output row's gradient into the row it came from (repeated ids accumulate).
+ * each output row's gradient into the row it came from (repeated ids accumulate). The weight
+ * may be a frozen bf16 table (rows are widened to float32).
  */
 export function embedding(tape: Tape, weight: Tensor, ids: ArrayLike<number>): Tensor {
   const [vocab, d] = asMatrix('embedding', 'weight', weight);
@@ -24,7 +26,7 @@ function gatherRowsImpl(tape: Tape, op: string, x: Tensor, rows: ArrayLike<numbe
     if (r < 0 || r >= n) throw new TroupeError('engine', `${op}: index ${r} is outside 0..${n - 1}; ids must be below the table size ${n}`);
   }
   const out = tape.output(shape, [x]);
-  for (let i = 0; i < index.length; i++) out.data.set(x.data.subarray(index[i]! * d, index[i]! * d + d), i * d);
+  gatherWeightRows(x, index, out.data); // x may be a frozen bf16 embedding table
   tape.onBackward(out, () => {
     const dx = tape.gradOf(x);
     const g = out.grad!;

@@ -1,8 +1,9 @@
 /**
- * Conversions from the 16-bit float formats found in published checkpoints to float32.
- * Troupe computes in float32 only, so these are read-side helpers; bit layouts:
+ * The 16-bit float formats found in published checkpoints, to and from float32. Bit layouts:
  *   F16 (IEEE binary16): 1 sign, 5 exponent (bias 15), 10 mantissa bits.
  *   BF16 (bfloat16):     the top 16 bits of a float32 (1 sign, 8 exponent, 7 mantissa).
+ * bf16 -> f32 is exact (shift left 16); f32 -> bf16 rounds to nearest, ties to even, and keeps
+ * NaN a (quiet) NaN, as torch's `.to(torch.bfloat16)` does.
  */
 
 /** One IEEE binary16 bit pattern as a number (exact: every f16 value is a float32 value). */
@@ -22,6 +23,30 @@ const u32Scratch = new Uint32Array(f32Scratch.buffer);
 export function bf16BitsToNumber(bits: number): number {
   u32Scratch[0] = (bits & 0xffff) << 16;
   return f32Scratch[0] as number;
+}
+
+/** The bfloat16 bits nearest to the float32 whose bits are `u` (ties to even). */
+function roundBitsToBf16(u: number): number {
+  if ((u & 0x7f800000) === 0x7f800000 && (u & 0x007fffff) !== 0) return ((u >>> 16) | 0x0040) & 0xffff; // NaN stays NaN
+  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
+}
+
+/** One number as the nearest bfloat16 bit pattern (after rounding it to float32). */
+export function numberToBf16Bits(value: number): number {
+  f32Scratch[0] = value;
+  return roundBitsToBf16(u32Scratch[0] as number);
+}
+
+/** out[i] = bf16 bits of f32[i], rounded to nearest even. */
+export function f32ToBf16(f32: Float32Array, out: Uint16Array): void {
+  const u32 = new Uint32Array(f32.buffer, f32.byteOffset, f32.length);
+  for (let i = 0; i < f32.length; i++) out[i] = roundBitsToBf16(u32[i]!);
+}
+
+/** out[i] = the float32 value of bf16 bits[i] (exact). */
+export function bf16ToF32(bits: Uint16Array, out: Float32Array): void {
+  const u32 = new Uint32Array(out.buffer, out.byteOffset, out.length);
+  for (let i = 0; i < bits.length; i++) u32[i] = bits[i]! << 16;
 }
 
 /** Decodes `count` little-endian 16-bit values starting at `byteOffset` of `view`. */

@@ -5,13 +5,14 @@ import { logSoftmaxGather } from '../autograd/log-softmax-gather.js';
 import { rmsNorm } from '../autograd/rms-norm.js';
 import type { Tape } from '../autograd/tape.js';
 import type { Kernels } from '../kernels/types.js';
-import { Tensor } from '../tensor.js';
+import { Tensor, type StorageDtype } from '../tensor.js';
 import { describeArchitecture, type Architecture } from './architecture.js';
 import type { LlamaConfig } from './llama-config.js';
 import { decoderLayer, type LayerKV, type LayerWeights, type SequenceLayout } from './llama-layers.js';
 import { initLlamaParameters, llamaParameterShapes } from './llama-params.js';
 import { LoraAdapter, type LoraConfig } from './lora.js';
 import { planScoring, type ScoringPair } from './scoring-plan.js';
+import { convertParameter, restoreParameters } from './weight-storage.js';
 
 /** Per-token logprobs of a scored batch: pair b owns logprobs[offsets[b] .. offsets[b+1]). */
 export interface TokenLogprobs {
@@ -75,6 +76,47 @@ export class LlamaModel {
       params.set(name, t);
     }
     return new LlamaModel(kernels, config, params);
+  }
+
+  /**
+   * A model over parameter tensors already in kernel memory (a streamed checkpoint load);
+   * it takes ownership of them. Every parameter of the config must be there with its shape.
+   */
+  static fromParameters(kernels: Kernels, config: LlamaConfig, parameters: Map<string, Tensor>): LlamaModel {
+    for (const [name, shape] of llamaParameterShapes(config)) {
+      const t = parameters.get(name);
+      if (!t || t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
+        throw new TroupeError('invariant', `internal invariant broken: parameter '${name}' is missing or not [${shape.join(', ')}]`);
+      }
+    }
+    return new LlamaModel(kernels, config, parameters);
+  }
+
+  /**
+   * A copy with its own weights (no adapters). `trainable`: float32 weights with gradients;
+   * otherwise a frozen copy that keeps this model's storage (a bf16 base stays bf16).
+   */
+  clone(options: { trainable: boolean }): LlamaModel {
+    const params = new Map<string, Tensor>();
+    for (const [name, t] of this.parameters) params.set(name, convertParameter(this.kernels, t, options.trainable ? 'f32' : t.dtype, options.trainable));
+    return new LlamaModel(this.kernels, this.config, params);
+  }
+
+  /** 'bf16' when the big 2-D weights are stored as bf16 (a frozen base), else 'f32'. */
+  get baseDtype(): StorageDtype {
+    return this.param('model.embed_tokens.weight').dtype;
+  }
+
+  /**
+   * Stores the big 2-D weights as bf16 (rounding to nearest even; the base must be frozen
+   * first) or back as float32. Norms stay float32. Halves the memory of a frozen base.
+   */
+  setBaseDtype(dtype: StorageDtype): void {
+    const trainable = [...this.parameters.values()].some((t) => t.requiresGrad);
+    if (dtype === 'bf16' && trainable) {
+      throw new TroupeError('config', 'a bf16 base cannot train; call freezeBase() first (LoRA mode), or keep the base float32 for full fine-tuning');
+    }
+    restoreParameters(this.kernels, this.parameters, dtype, trainable);
   }
 
   /** Logits (B*T, vocab) for B rows of T token ids. */
@@ -158,8 +200,13 @@ export class LlamaModel {
     this.adapters.delete(name);
   }
 
-  /** Freezes (or unfreezes) the base weights: in LoRA mode only adapters train. */
+  /**
+   * Freezes (or unfreezes) the base weights: in LoRA mode only adapters train. Unfreezing a
+   * bf16 base converts it to float32 (see setBaseDtype).
+   */
   freezeBase(frozen = true): void {
+    // Full fine-tuning trains float32 weights: a bf16 base is widened (exactly) first.
+    if (!frozen && this.baseDtype === 'bf16') restoreParameters(this.kernels, this.parameters, 'f32', false);
     for (const t of this.parameters.values()) {
       t.requiresGrad = !frozen;
       if (frozen && t.grad) {

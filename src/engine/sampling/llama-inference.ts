@@ -17,6 +17,8 @@ import type { Kernels } from '../kernels/types.js';
 import { qkNormName } from '../model/architecture.js';
 import type { LlamaModel } from '../model/llama-model.js';
 import { linearBiasName, linearShape, linearWeightName, type LinearModule } from '../model/llama-params.js';
+import type { Tensor } from '../tensor.js';
+import { gatherWeightRows, weightMatmul } from '../weight-ops.js';
 import { SequenceCache } from './kv-cache.js';
 
 /** New tokens for one sequence, appended at positions cache.length, cache.length + 1, ... */
@@ -106,14 +108,14 @@ export class LlamaInference {
     const positions = new Int32Array(N);
 
     // Embeddings and positions; adapter groups as contiguous row ranges.
-    const embed = this.param('model.embed_tokens.weight');
+    const embed = this.weight('model.embed_tokens.weight');
     const groups: Array<{ start: number; end: number; adapter: string }> = [];
     let row = 0;
     for (const s of segments) {
       for (let t = 0; t < s.tokens.length; t++, row++) {
         const id = s.tokens[t] as number;
         if (!Number.isInteger(id) || id < 0 || id >= V) throw new TroupeError('input', `token id ${id} is outside the vocabulary 0..${V - 1}`);
-        x.set(embed.subarray(id * hidden, (id + 1) * hidden), row * hidden);
+        gatherWeightRows(embed, [id], x.subarray(row * hidden, (row + 1) * hidden));
         positions[row] = s.cache.length + t;
       }
       if (s.adapter !== undefined) {
@@ -176,8 +178,8 @@ export class LlamaInference {
     const normed = S.get('normed', M * hidden);
     k.rmsNorm(last, this.param('model.norm.weight'), normed, S.get('invRmsLast', M), M, hidden, c.rms_norm_eps);
     const logits = S.get('logits', M * V);
-    const head = this.param(c.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
-    k.matmul({ a: normed, b: head, c: logits, m: M, n: V, k: hidden, transB: true });
+    const head = this.weight(c.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
+    weightMatmul(k, { a: normed, w: head, c: logits, m: M, n: V, k: hidden, transB: true });
     return logits;
   }
 
@@ -195,7 +197,7 @@ export class LlamaInference {
       const bias = this.param(linearBiasName(layer, module));
       for (let r = 0; r < N; r++) out.set(bias, r * outF);
     }
-    this.kernels.matmul({ a: input, b: this.param(linearWeightName(layer, module)), c: out, m: N, n: outF, k: inF, transB: true, accumulate: biased });
+    weightMatmul(this.kernels, { a: input, w: this.weight(linearWeightName(layer, module)), c: out, m: N, n: outF, k: inF, transB: true, accumulate: biased });
     for (const g of groups) {
       const adapter = this.model.adapters.get(g.adapter);
       if (adapter === undefined) {
@@ -244,10 +246,16 @@ export class LlamaInference {
     }
   }
 
+  /** A float32 parameter's values (norm weights). */
   private param(name: string): Float32Array {
+    return this.weight(name).data;
+  }
+
+  /** A parameter tensor, for weight-ops (its storage may be bf16). */
+  private weight(name: string): Tensor {
     const t = this.model.parameters.get(name);
     if (t === undefined) throw new TroupeError('invariant', `internal invariant broken: parameter '${name}' is missing`);
-    return t.data;
+    return t;
   }
 }
 
