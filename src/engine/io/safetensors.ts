@@ -22,7 +22,7 @@ import { formatShape, shapeSize, type NamedTensor, type TensorMap } from './type
 
 /** Element types Troupe can read, with their byte sizes. */
 const READABLE_DTYPES = { F32: 4, F16: 2, BF16: 2 } as const;
-type ReadableDtype = keyof typeof READABLE_DTYPES;
+export type ReadableDtype = keyof typeof READABLE_DTYPES;
 
 /** The reference implementation refuses headers above 100 MB; so do we. */
 const MAX_HEADER_BYTES = 100_000_000;
@@ -35,7 +35,7 @@ export interface SafetensorsContents {
   readonly metadata: Record<string, string>;
 }
 
-function corrupt(source: string, problem: string): TroupeError {
+export function corrupt(source: string, problem: string): TroupeError {
   return new TroupeError('checkpoint', `${source} is not a valid safetensors file: ${problem}`);
 }
 
@@ -84,7 +84,8 @@ export function encodeSafetensors(tensors: TensorMap, metadata?: Record<string, 
   return bytes;
 }
 
-interface HeaderEntry {
+/** One tensor of a safetensors header: where its bytes are, relative to the data start. */
+export interface HeaderEntry {
   readonly name: string;
   readonly dtype: ReadableDtype;
   readonly shape: number[];
@@ -92,12 +93,24 @@ interface HeaderEntry {
   readonly end: number;
 }
 
+/** A parsed header: entries in file order, metadata, and where the data buffer starts. */
+export interface SafetensorsHeader {
+  readonly entries: HeaderEntry[];
+  readonly metadata: Record<string, string>;
+  readonly dataStart: number;
+}
+
+/** Bytes per element of each readable dtype. */
+export function dtypeBytes(dtype: ReadableDtype): number {
+  return READABLE_DTYPES[dtype];
+}
+
 function parseEntry(source: string, name: string, value: unknown): HeaderEntry {
   if (typeof value !== 'object' || value === null) throw corrupt(source, `header entry "${name}" is not an object`);
   const { dtype, shape, data_offsets: offsets } = value as Record<string, unknown>;
   if (typeof dtype !== 'string') throw corrupt(source, `tensor "${name}" has no dtype`);
   if (!(dtype in READABLE_DTYPES)) {
-    throw new TroupeError('checkpoint', `${source}: tensor "${name}" has dtype ${dtype}; Troupe reads ${Object.keys(READABLE_DTYPES).join(', ')}; convert the checkpoint to float32 (e.g. model.float() in PyTorch)`);
+    throw new TroupeError('checkpoint', `${source}: tensor "${name}" has dtype ${dtype}; Troupe reads ${Object.keys(READABLE_DTYPES).join(', ')}; convert the checkpoint to float32 or bfloat16 (e.g. model.to(torch.bfloat16) in PyTorch)`);
   }
   const isIndex = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
   if (!Array.isArray(shape) || !shape.every(isIndex)) throw corrupt(source, `tensor "${name}" has an invalid shape ${JSON.stringify(shape)}`);
@@ -112,17 +125,24 @@ function parseEntry(source: string, name: string, value: unknown): HeaderEntry {
   return { name, dtype: dtype as ReadableDtype, shape, begin, end };
 }
 
-function parseHeader(bytes: Uint8Array, source: string): { entries: HeaderEntry[]; metadata: Record<string, string>; dataStart: number } {
-  if (bytes.length < 8) throw corrupt(source, `file is ${bytes.length} bytes, shorter than the 8-byte header length`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLength = view.getBigUint64(0, true);
-  if (headerLength > BigInt(Math.min(MAX_HEADER_BYTES, bytes.length - 8))) {
-    throw corrupt(source, `header length ${headerLength} exceeds the ${bytes.length - 8} bytes after it (truncated file?)`);
+/** The header length stored in the first 8 bytes, checked against the file size. */
+export function readHeaderLength(first8: Uint8Array, fileBytes: number, source: string): number {
+  if (fileBytes < 8) throw corrupt(source, `file is ${fileBytes} bytes, shorter than the 8-byte header length`);
+  const headerLength = new DataView(first8.buffer, first8.byteOffset, 8).getBigUint64(0, true);
+  if (headerLength > BigInt(Math.min(MAX_HEADER_BYTES, fileBytes - 8))) {
+    throw corrupt(source, `header length ${headerLength} exceeds the ${fileBytes - 8} bytes after it (truncated file?)`);
   }
-  const dataStart = 8 + Number(headerLength);
+  return Number(headerLength);
+}
+
+/**
+ * Parses the JSON header (the bytes after the length) and checks that the tensors tile the
+ * `dataLength` bytes of the data buffer exactly: no gaps, no overlaps, nothing truncated.
+ */
+export function parseHeaderJson(json: Uint8Array, dataLength: number, source: string): SafetensorsHeader {
   let parsed: unknown;
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, dataStart));
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(json);
     if (!text.startsWith('{')) throw new Error('header does not start with "{"');
     parsed = JSON.parse(text);
   } catch (error) {
@@ -142,14 +162,6 @@ function parseHeader(bytes: Uint8Array, source: string): { entries: HeaderEntry[
       entries.push(parseEntry(source, name, value));
     }
   }
-  return { entries, metadata, dataStart };
-}
-
-/** Decodes safetensors bytes; `source` (a file name) appears in every error message. */
-export function decodeSafetensors(bytes: Uint8Array, source = 'safetensors data'): SafetensorsContents {
-  const { entries, metadata, dataStart } = parseHeader(bytes, source);
-  const dataLength = bytes.length - dataStart;
-  // The tensors must tile the data buffer exactly: no gaps, no overlaps, nothing missing.
   const byOffset = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
   let expectedBegin = 0;
   for (const entry of byOffset) {
@@ -164,6 +176,14 @@ export function decodeSafetensors(bytes: Uint8Array, source = 'safetensors data'
   if (expectedBegin < dataLength) {
     throw corrupt(source, `${dataLength - expectedBegin} trailing bytes after the last tensor`);
   }
+  return { entries, metadata, dataStart: 8 + json.length };
+}
+
+/** Decodes safetensors bytes; `source` (a file name) appears in every error message. */
+export function decodeSafetensors(bytes: Uint8Array, source = 'safetensors data'): SafetensorsContents {
+  const headerLength = readHeaderLength(bytes, bytes.length, source);
+  const dataStart = 8 + headerLength;
+  const { entries, metadata } = parseHeaderJson(bytes.subarray(8, dataStart), bytes.length - dataStart, source);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const tensors = new Map<string, NamedTensor>();
   for (const entry of entries) {
