@@ -1,24 +1,37 @@
 /**
- * Batches concurrent requests into one Sampler.generate call per model.
+ * Batches concurrent requests into one Sampler call per model.
  *
  *   const batcher = new Batcher(sampler, { windowMs: 2 });
  *   const [gens] = await batcher.submit([{ promptIds, n: 4, seed: 7, maxTokens: 32 }]);
+ *   await batcher.submit(requests, (t) => send(t));   // streaming: each token as it is drawn
  *
  * A batch starts once no request has arrived for `windowMs` (or `maxWaitMs` after its first
  * request, whichever comes first): requests sent together arrive a little apart, because
  * each is parsed and validated on this same thread. Everything that arrives meanwhile, or
- * while the previous batch runs (generate is synchronous, so those requests sit in socket
- * buffers until it returns), goes into the next batch. Batching changes no result: the
- * sampler draws continuation i of a request from Rng.derive(seed, i) and computes each row on
- * its own, so a request gets the same tokens alone or in a crowd (server.test.ts checks it).
- * When a batch throws, its submissions are retried one by one so that only the culprit fails.
+ * while the previous batch runs, goes into the next batch; one batch runs at a time.
+ *
+ * A batch without a streaming submission runs `Sampler.generate` straight through (no
+ * event-loop turns, so non-streaming traffic pays nothing for streaming). A batch with one
+ * runs `generateLive`, which returns to the event loop after every decode step: each token
+ * reaches its submission's listener, and the server writes it, while the batch goes on.
+ * Batching changes no result: the sampler draws continuation i of a request from
+ * Rng.derive(seed, i) and computes each row on its own, so a request gets the same tokens
+ * alone or in a crowd, streamed or not (server.test.ts checks it). When a batch throws, its
+ * submissions are retried one by one so that only the culprit fails; a submission that has
+ * already streamed tokens is failed instead (its client has seen part of an answer).
  */
 import { performance } from 'node:perf_hooks';
 import type { Sampler } from '../engine/sampling/generate.js';
-import type { GenerateRequest, Generation } from '../engine/sampling/types.js';
+import type { GenerateRequest, Generation, TokenEvent } from '../engine/sampling/types.js';
+
+/** A submission's token listener; `request` counts within the submission's own requests. */
+export type TokenListener = (event: TokenEvent) => void;
 
 interface Submission {
   readonly requests: readonly GenerateRequest[];
+  readonly onToken?: TokenListener;
+  /** Whether a token has been passed to `onToken` (then a retry would repeat it). */
+  streamed: boolean;
   readonly resolve: (generations: Generation[][]) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -33,16 +46,18 @@ export interface BatcherOptions {
 }
 
 export interface BatchStats {
-  /** generate calls made. */
+  /** Sampler calls made. */
   batches: number;
   /** Submissions served. */
   submissions: number;
-  /** Largest number of submissions in one generate call. */
+  /** Largest number of submissions in one sampler call. */
   largestBatch: number;
+  /** Tokens sampled so far, counted as each is drawn (also inside a running batch). */
+  tokens: number;
 }
 
 export class Batcher {
-  readonly stats: BatchStats = { batches: 0, submissions: 0, largestBatch: 0 };
+  readonly stats: BatchStats = { batches: 0, submissions: 0, largestBatch: 0, tokens: 0 };
   private readonly sampler: Sampler;
   private readonly windowMs: number;
   private readonly maxWaitMs: number;
@@ -50,6 +65,8 @@ export class Batcher {
   private firstArrival = 0;
   private pending: Submission[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** A batch is on the sampler; the next one starts when it ends. */
+  private running = false;
 
   constructor(sampler: Sampler, options: BatcherOptions = {}) {
     this.sampler = sampler;
@@ -58,10 +75,11 @@ export class Batcher {
     this.maxBatch = options.maxBatch ?? 64;
   }
 
-  submit(requests: readonly GenerateRequest[]): Promise<Generation[][]> {
+  /** Generations of `requests`; `onToken` (streaming) sees each of their tokens as it is drawn. */
+  submit(requests: readonly GenerateRequest[], onToken?: TokenListener): Promise<Generation[][]> {
     return new Promise((resolve, reject) => {
       if (this.pending.length === 0) this.firstArrival = performance.now();
-      this.pending.push({ requests, resolve, reject });
+      this.pending.push({ requests, streamed: false, resolve, reject, ...(onToken ? { onToken } : {}) });
       if (this.timer !== undefined) clearTimeout(this.timer);
       const left = this.maxWaitMs - (performance.now() - this.firstArrival);
       this.timer = setTimeout(() => this.flush(), Math.max(0, Math.min(this.windowMs, left)));
@@ -75,14 +93,23 @@ export class Batcher {
 
   private flush(): void {
     this.timer = undefined;
+    if (this.running) return; // the running batch flushes again when it ends
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
     this.stats.batches += 1;
     this.stats.submissions += batch.length;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+    this.running = true;
+    void this.runBatch(batch).finally(() => {
+      this.running = false;
+      if (this.pending.length > 0 && this.timer === undefined) this.flush();
+    });
+  }
+
+  private async runBatch(batch: readonly Submission[]): Promise<void> {
     try {
-      const all = this.sampler.generate(batch.flatMap((s) => s.requests), { maxBatch: this.maxBatch });
+      const all = await this.sample(batch);
       let at = 0;
       for (const s of batch) {
         s.resolve(all.slice(at, at + s.requests.length));
@@ -90,16 +117,33 @@ export class Batcher {
       }
     } catch (error) {
       if (batch.length === 1) batch[0]!.reject(error);
-      else for (const s of batch) this.runAlone(s);
+      else {
+        for (const s of batch) {
+          if (s.streamed) s.reject(error);
+          else await this.runBatch([s]);
+        }
+      }
     }
   }
 
-  private runAlone(s: Submission): void {
-    try {
-      s.resolve(this.sampler.generate(s.requests, { maxBatch: this.maxBatch }));
-    } catch (error) {
-      s.reject(error);
+  /** One sampler call for the batch; live (event loop between steps) only when someone streams. */
+  private sample(batch: readonly Submission[]): Generation[][] | Promise<Generation[][]> {
+    const owner_R: Submission[] = []; // the submission of each request of the call
+    const first = new Map<Submission, number>(); // where its requests start
+    for (const s of batch) {
+      first.set(s, owner_R.length);
+      for (let i = 0; i < s.requests.length; i++) owner_R.push(s);
     }
+    const requests = batch.flatMap((s) => s.requests);
+    const onToken = (event: TokenEvent): void => {
+      this.stats.tokens += 1;
+      const s = owner_R[event.request]!;
+      if (s.onToken === undefined) return;
+      s.streamed = true;
+      s.onToken({ ...event, request: event.request - first.get(s)! });
+    };
+    const options = { maxBatch: this.maxBatch, onToken };
+    return batch.some((s) => s.onToken !== undefined) ? this.sampler.generateLive(requests, options) : this.sampler.generate(requests, options);
   }
 
   /** Fails every waiting submission (server shutdown). */

@@ -1,5 +1,6 @@
 /**
- * Generations -> OpenAI response bodies and stream chunks, for both endpoints.
+ * Generations -> OpenAI response bodies, for both endpoints (stream-response.ts sends the
+ * same fields as SSE chunks, token by token).
  *
  * Logprob entries cover EVERY generated token, the end-of-sequence token and the tokens of a
  * matched stop string included, so that `token_ids`, `tokens` and `token_logprobs` line up
@@ -27,9 +28,9 @@ export interface FormatContext {
   readonly request: ServeRequest;
 }
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-function tokenText(ctx: FormatContext, id: number): string {
+export function tokenText(ctx: FormatContext, id: number): string {
   return ctx.request.tokensAsIds ? `token_id:${id}` : ctx.tokenizer.decode([id]);
 }
 
@@ -45,7 +46,7 @@ export function textPieces(tokenizer: Tokenizer, g: Generation): string[] {
 }
 
 /** Token counts; each prompt is counted once however many completions it has (OpenAI's rule). */
-function usage(choices: readonly ChoiceResult[], n: number): Json {
+export function usage(choices: readonly ChoiceResult[], n: number): Json {
   const prompts = new Map<number, number>();
   for (const c of choices) prompts.set(Math.floor(c.index / n), c.promptIds.length);
   const promptTokens = [...prompts.values()].reduce((a, b) => a + b, 0);
@@ -53,11 +54,11 @@ function usage(choices: readonly ChoiceResult[], n: number): Json {
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }
 
-function finish(g: Generation): string {
+export function finishReasonOf(g: Generation): string {
   return g.finishReason === 'length' ? 'length' : 'stop';
 }
 
-function stopReason(g: Generation): string | number | null {
+export function stopReason(g: Generation): string | number | null {
   if (g.stopString !== undefined) return g.stopString;
   return g.finishReason === 'stop' ? (g.ids[g.ids.length - 1] ?? null) : null;
 }
@@ -83,7 +84,7 @@ function completionLogprobs(ctx: FormatContext, c: ChoiceResult, from: number, t
   };
 }
 
-function chatLogprobEntry(ctx: FormatContext, id: number, logprob: number): Json {
+export function chatLogprobEntry(ctx: FormatContext, id: number, logprob: number): Json {
   const token = tokenText(ctx, id);
   return { token, logprob, bytes: [...Buffer.from(token, 'utf8')] };
 }
@@ -97,7 +98,7 @@ function chatLogprobs(ctx: FormatContext, c: ChoiceResult, from: number, to: num
   return { content };
 }
 
-function header(ctx: FormatContext, object: string): Json {
+export function header(ctx: FormatContext, object: string): Json {
   return { id: ctx.id, object, created: ctx.created, model: ctx.model };
 }
 
@@ -114,7 +115,7 @@ export function completionBody(ctx: FormatContext, choices: readonly ChoiceResul
       index: c.index,
       text: c.generation.text,
       logprobs: ctx.request.logprobs ? completionLogprobs(ctx, c, 0, c.generation.ids.length, textPieces(ctx.tokenizer, c.generation)) : null,
-      finish_reason: finish(c.generation),
+      finish_reason: finishReasonOf(c.generation),
       ...extras(c),
     })),
     usage: usage(choices, ctx.request.n),
@@ -129,36 +130,10 @@ export function chatBody(ctx: FormatContext, choices: readonly ChoiceResult[]): 
       index: c.index,
       message: { role: 'assistant', content: c.generation.text },
       logprobs: ctx.request.logprobs ? chatLogprobs(ctx, c, 0, c.generation.ids.length) : null,
-      finish_reason: finish(c.generation),
+      finish_reason: finishReasonOf(c.generation),
       ...extras(c),
     })),
     usage: usage(choices, ctx.request.n),
     ...responsePromptIds(choices),
   };
-}
-
-/**
- * The SSE payloads of a streamed response, in order (the caller writes `data: [DONE]` last):
- * one chunk per generated token per choice, then one closing chunk per choice with its
- * finish_reason and token ids, then the usage chunk when stream_options.include_usage.
- */
-export function streamChunks(ctx: FormatContext, choices: readonly ChoiceResult[]): Json[] {
-  const chat = ctx.request.endpoint === 'chat';
-  const object = chat ? 'chat.completion.chunk' : 'text_completion';
-  const chunk = (choice: Json): Json => ({ ...header(ctx, object), choices: [choice], ...(ctx.request.includeUsage ? { usage: null } : {}) });
-  const out: Json[] = [];
-  for (const c of choices) {
-    const g = c.generation;
-    const pieces = textPieces(ctx.tokenizer, g);
-    if (chat) out.push(chunk({ index: c.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null, prompt_token_ids: c.promptIds }));
-    g.ids.forEach((id, i) => {
-      const logprobs = ctx.request.logprobs ? (chat ? chatLogprobs(ctx, c, i, i + 1) : completionLogprobs(ctx, c, i, i + 1, pieces)) : null;
-      const base = { index: c.index, logprobs, finish_reason: null, token_ids: [id] };
-      out.push(chunk(chat ? { ...base, delta: { content: pieces[i]! } } : { ...base, text: pieces[i]! }));
-    });
-    const last = { index: c.index, logprobs: null, finish_reason: finish(g), stop_reason: stopReason(g), token_ids: [] as number[] };
-    out.push(chunk(chat ? { ...last, delta: {} } : { ...last, text: '', prompt_token_ids: c.promptIds }));
-  }
-  if (ctx.request.includeUsage) out.push({ ...header(ctx, object), choices: [], usage: usage(choices, ctx.request.n) });
-  return out;
 }

@@ -10,15 +10,16 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Sampler } from '../engine/sampling/generate.js';
-import type { GenerateRequest } from '../engine/sampling/types.js';
+import type { GenerateRequest, Generation } from '../engine/sampling/types.js';
 import type { LlamaModel } from '../engine/model/llama-model.js';
 import { TroupeError } from '../util/errors.js';
 import { deriveSeed } from '../util/rng.js';
 import { ApiError, badParam } from './api-error.js';
 import { Batcher, type BatchStats } from './batcher.js';
 import { closeGracefully, createJsonServer, listen, readBody, sendJson } from './http-plumbing.js';
-import { chatBody, completionBody, streamChunks, type ChoiceResult, type FormatContext } from './format-response.js';
+import { chatBody, completionBody, type ChoiceResult, type FormatContext } from './format-response.js';
 import { parseChatRequest, parseCompletionRequest } from './parse-request.js';
+import { SseStream } from './stream-response.js';
 import { topLogprobs } from './top-logprobs.js';
 import type { ServedModel, ServeRequest } from './types.js';
 
@@ -125,22 +126,26 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       stop: request.stop,
       adapter: served.adapter,
     }));
-    const generations = await batchers.get(served.model)!.submit(generateRequests);
-    const choices: ChoiceResult[] = generations.flatMap((row, p) =>
-      row.map((generation, i) => {
-        if (generation.finishReason === 'error') throw new ApiError(400, generation.error ?? 'generation failed', { param: 'prompt' });
-        const top = request.logprobs && request.logprobs.top > 0 ? topLogprobs(served.model, { promptIds: prompts[p]!, ids: generation.ids, k: request.logprobs.top, adapter: served.adapter }) : undefined;
-        return { index: p * request.n + i, promptIds: prompts[p]!, generation, ...(top ? { top } : {}) };
-      }),
-    );
     const ctx: FormatContext = { id, created: Math.floor(Date.now() / 1000), model: served.name, tokenizer: served.tokenizer, request };
+    // Top alternatives of a whole answer cost one forward over it; a stream takes them per token.
+    const withTop = !request.stream && request.logprobs !== undefined && request.logprobs.top > 0;
+    const choicesOf = (generations: Generation[][]): ChoiceResult[] =>
+      generations.flatMap((row, p) =>
+        row.map((generation, i) => {
+          if (generation.finishReason === 'error') throw new ApiError(400, generation.error ?? 'generation failed', { param: 'prompt' });
+          const top = withTop ? topLogprobs(served.model, { promptIds: prompts[p]!, ids: generation.ids, k: request.logprobs!.top, adapter: served.adapter }) : undefined;
+          return { index: p * request.n + i, promptIds: prompts[p]!, generation, ...(top ? { top } : {}) };
+        }),
+      );
+    const batcher = batchers.get(served.model)!;
     if (!request.stream) {
+      const choices = choicesOf(await batcher.submit(generateRequests));
       sendJson(res, 200, request.endpoint === 'chat' ? chatBody(ctx, choices) : completionBody(ctx, choices));
       return;
     }
-    // The batch is computed as a whole, so the chunks go out together after it (see docs).
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
-    res.end(streamChunks(ctx, choices).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n');
+    // Each token is written as the batch draws it (the batch runs live because of this listener).
+    const sse = new SseStream(ctx, res, prompts);
+    sse.end(choicesOf(await batcher.submit(generateRequests, (token) => sse.token(token))));
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -179,10 +184,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     url,
     port,
     stats: () => {
-      const total: BatchStats = { batches: 0, submissions: 0, largestBatch: 0 };
+      const total: BatchStats = { batches: 0, submissions: 0, largestBatch: 0, tokens: 0 };
       for (const b of batchers.values()) {
         total.batches += b.stats.batches;
         total.submissions += b.stats.submissions;
+        total.tokens += b.stats.tokens;
         total.largestBatch = Math.max(total.largestBatch, b.stats.largestBatch);
       }
       return total;

@@ -8,8 +8,10 @@
  *   2. server.ts          the model name -> a `ServedModel` (404 lists the available names);
  *                         prompts -> token ids (chat: through the chat template)
  *   3. batcher.ts         every prompt of every request that arrives within a few ms (or while
- *                         a batch runs) goes to ONE Sampler.generate call
- *   4. format-response.ts Generations -> the OpenAI response JSON or SSE chunks
+ *                         a batch runs) goes to ONE sampler call (generateLive when a request
+ *                         streams: the event loop runs between decode steps)
+ *   4. format-response.ts Generations -> the OpenAI response JSON; stream-response.ts sends
+ *                         SSE chunks token by token as the batch draws them
  *
  * Extra response fields (like vLLM's `return_token_ids`): `prompt_token_ids` (on the response
  * when it has one prompt, and on every choice) and `token_ids` per choice: the exact ids the

@@ -4,6 +4,7 @@
  *   const sampler = new Sampler(model, tokenizer);
  *   const [completions] = sampler.generate([{ promptIds, n: 4, seed: 7, maxTokens: 32,
  *     temperature: 1, stop: ['\n'] }]);           // 4 Generations sharing one prefill
+ *   await sampler.generateLive(requests, { onToken: (t) => send(t) });   // streaming
  *
  * Each distinct prompt (per adapter) is prefilled ONCE; its K continuations each start from
  * a copy of that cache and draw from their own Rng.derive(seed, i). All live continuations
@@ -11,6 +12,11 @@
  * a deterministic function of the requests and the weights (the batch composition does not
  * depend on timing). The sampler reads the model's weights and adapters live, so it always
  * samples from the current policy after optimizer steps.
+ *
+ * Both entry points run the same step-wise decode (`decodeSteps`, a generator that pauses
+ * after each batched step): `generate` runs it straight through, `generateLive` returns to
+ * the event loop at every pause so a server can write each token while the batch goes on.
+ * Pausing changes nothing that is computed, only when the caller gets to look.
  */
 import { TroupeError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
@@ -20,6 +26,9 @@ import type { SequenceCache } from './kv-cache.js';
 import { LlamaInference, type Segment } from './llama-inference.js';
 import { sampleToken, type SamplingParams } from './sample-token.js';
 import type { GenerateOptions, GenerateRequest, Generation } from './types.js';
+
+/** The whole of one decode run: it pauses (yields) after each batched step. */
+type DecodeSteps = Generator<void, Generation[][], void>;
 
 /** Most prompt rows prefilled in one forward call (bounds scratch memory). */
 const PREFILL_ROWS = 2048;
@@ -60,6 +69,28 @@ export class Sampler {
 
   /** One array of exactly `n` Generations per request, in request order. */
   generate(requests: readonly GenerateRequest[], options: GenerateOptions = {}): Generation[][] {
+    const steps = this.decodeSteps(requests, options);
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return next.value;
+    }
+  }
+
+  /**
+   * The same Generations as `generate`, but the event loop runs between decode steps, so
+   * `options.onToken` can stream each token while the others are still being decoded. Costs
+   * one event-loop turn per step; the sampler must not be used by anyone else meanwhile.
+   */
+  async generateLive(requests: readonly GenerateRequest[], options: GenerateOptions = {}): Promise<Generation[][]> {
+    const steps = this.decodeSteps(requests, options);
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return next.value;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private *decodeSteps(requests: readonly GenerateRequest[], options: GenerateOptions): DecodeSteps {
     const scoreTemperature = options.scoreTemperature ?? 1;
     const maxBatch = options.maxBatch ?? 64;
     if (!(scoreTemperature > 0)) throw new TroupeError('input', `scoreTemperature must be > 0, got ${scoreTemperature}`);
@@ -108,6 +139,7 @@ export class Sampler {
         c.out.logprobs.push(choice.logprob);
         c.out.samplingLogprobs.push(choice.samplingLogprob);
         const done = this.finished(c);
+        options.onToken?.({ ...c.slot, id: choice.id, logprob: choice.logprob, logits, ...(done ? { generation: done } : {}) });
         if (done !== undefined) finish(c, done);
         return done === undefined;
       };
@@ -137,6 +169,7 @@ export class Sampler {
         });
         active.length = 0;
         active.push(...still);
+        yield;
       }
     } finally {
       for (const c of queue) if (c.cache !== undefined) c.cache.free(this.model.kernels);

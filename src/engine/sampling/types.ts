@@ -52,9 +52,32 @@ export interface Generation {
   readonly error?: string;
 }
 
+/** One token, reported by `GenerateOptions.onToken` the moment it is drawn. */
+export interface TokenEvent {
+  /** Index of the request in the generate call, and of the continuation within it (0..n-1). */
+  readonly request: number;
+  readonly index: number;
+  readonly id: number;
+  /** As in Generation.logprobs: untruncated, at the score temperature. */
+  readonly logprob: number;
+  /**
+   * The raw logits (vocab_size) the token was drawn from. A view into scratch memory that the
+   * next decode step overwrites: read it inside the callback, copy what you keep.
+   */
+  readonly logits: Float32Array;
+  /** Present on the continuation's last token: the finished Generation, text cut as returned. */
+  readonly generation?: Generation;
+}
+
 export interface GenerateOptions {
   /** Temperature of the recorded `logprobs`; default 1 (what the learner uses). */
   readonly scoreTemperature?: number;
   /** Most continuations decoded together in one step (bounds memory); default 64. */
   readonly maxBatch?: number;
+  /**
+   * Called for every sampled token, in a fixed order (continuations in batch order within a
+   * step); it sees the tokens, it cannot change them. `Sampler.generateLive` returns to the
+   * event loop between decode steps so the caller can send each token as it comes.
+   */
+  readonly onToken?: (event: TokenEvent) => void;
 }
