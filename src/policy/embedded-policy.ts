@@ -11,6 +11,7 @@ import type { LlamaModel } from '../engine/model/llama-model.js';
 import { Sampler } from '../engine/sampling/generate.js';
 import type { Generation } from '../engine/sampling/types.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
+import { encodePromptIds } from './encode-prompt.js';
 import type { Completion, Policy, SampleRequest } from './types.js';
 
 export interface EmbeddedPolicyOptions {
@@ -42,9 +43,7 @@ export class EmbeddedPolicy implements Policy {
 
   /** Prompt ids as the model sees them: BOS (when the tokenizer has one) + the prompt text. */
   encodePrompt(prompt: string): number[] {
-    const bos = this.tokenizer.special.bos;
-    const ids = this.tokenizer.encode(prompt);
-    return bos === undefined ? ids : [bos, ...ids];
+    return encodePromptIds(this.tokenizer, prompt);
   }
 
   async sample(requests: readonly SampleRequest[]): Promise<Completion[][]> {

@@ -1,0 +1,125 @@
+/**
+ * The learner of a `policy.kind: tinker` policy: Troupe's exact PPO-clip update
+ * (src/algo/policy-loss.ts) run on a Tinker-compatible service.
+ *
+ * One update is Tinker's custom-loss recipe (what the SDK's forward_backward_custom does):
+ *
+ *   1. `forward` every sequence (prompt + response) -> the current logprobs of its tokens;
+ *      they must equal the sampler's (the stale-weight check of the embedded learner);
+ *   2. Troupe's policy loss on those logprobs, here -> d(loss)/d(logprob) per token;
+ *   3. `forward_backward` with `cross_entropy` and weights = -d(loss)/d(logprob) (the service
+ *      backpropagates sum(-w * logprob), whose gradient is exactly Troupe's), then
+ *      `optim_step` with Troupe's AdamW settings, then `save_weights_for_sampler`:
+ *      three requests sent back to back (pipelined; the service runs them in seq_id order).
+ *
+ * The loss, clip fraction and KL are computed here from the service's logprobs, so they are
+ * the embedded learner's numbers for the same weights. Entropy is not available over the
+ * API (reported as null); a KL penalty (train.kl_coef) is not supported yet.
+ */
+import { policyLoss, type PolicyLossOptions } from '../algo/policy-loss.js';
+import type { TinkerTrainingModel } from '../tinker/tinker-client.js';
+import type { Datum } from '../tinker/types.js';
+import { TroupeError } from '../util/errors.js';
+
+/** One sampled response with its advantage (the embedded learner's TrainingSequence). */
+export interface TinkerTrainingSequence {
+  readonly promptIds: readonly number[];
+  readonly responseIds: readonly number[];
+  readonly oldLogprobs: readonly number[];
+  readonly advantage: number;
+}
+
+export interface TinkerLearnerOptions {
+  readonly loss: PolicyLossOptions;
+  readonly gradClip: number;
+  readonly weightDecay: number;
+  readonly logprobTolerance: number;
+  /** AdamW moments; Troupe's defaults (not Tinker's) so that runs match embedded ones. */
+  readonly beta1?: number;
+  readonly beta2?: number;
+  readonly eps?: number;
+}
+
+export interface TinkerUpdateMetrics {
+  readonly loss: number;
+  readonly clip_fraction: number;
+  readonly kl: null;
+  readonly entropy: null;
+  readonly grad_norm: number | null;
+  readonly tokens: number;
+  readonly sequences: number;
+  readonly max_logprob_gap: number;
+}
+
+/** prompt + response as a next-token datum whose weights are zero on the prompt. */
+function datum(s: TinkerTrainingSequence, responseWeights: ArrayLike<number>): Datum {
+  const tokens = [...s.promptIds, ...s.responseIds];
+  const n = tokens.length - 1;
+  const weights = new Float32Array(n);
+  weights.set(responseWeights, s.promptIds.length - 1);
+  return {
+    model_input: { chunks: [{ type: 'encoded_text', tokens: tokens.slice(0, -1) }] },
+    loss_fn_inputs: { target_tokens: { dtype: 'int64', shape: [n], data: tokens.slice(1) }, weights: { dtype: 'float32', shape: [n], data: weights } },
+  };
+}
+
+export class TinkerLearner {
+  readonly policyId: string;
+  readonly model: TinkerTrainingModel;
+  private readonly options: TinkerLearnerOptions;
+
+  constructor(init: { policyId: string; model: TinkerTrainingModel; options: TinkerLearnerOptions }) {
+    if (init.options.loss.klCoef !== 0) {
+      throw new TroupeError('config', `policy '${init.policyId}': train.kl_coef is not supported with policy.kind tinker yet (the reference logprobs would need one more request per sequence); set train.kl_coef: 0`);
+    }
+    this.policyId = init.policyId;
+    this.model = init.model;
+    this.options = init.options;
+  }
+
+  /** One policy-gradient step at learning rate `lr`; resolves to the metrics and a sampler of the new weights. */
+  async update(sequences: readonly TinkerTrainingSequence[], lr: number): Promise<{ metrics: TinkerUpdateMetrics; sampler: string }> {
+    const usable = sequences.filter((s) => s.responseIds.length > 0);
+    if (usable.length === 0) throw new TroupeError('invariant', `internal invariant broken: policy '${this.policyId}' was asked to update on no response tokens`);
+    const forward = await this.model.forwardBackward(usable.map((s) => datum(s, [])), 'cross_entropy', { forwardOnly: true });
+    const flat = { logprobs_N: [] as number[], oldLogprobs_N: [] as number[], advantages_N: [] as number[], sequence_N: [] as number[] };
+    usable.forEach((s, b) => {
+      const all = forward.loss_fn_outputs[b]!.logprobs!.data;
+      for (let t = 0; t < s.responseIds.length; t++) {
+        flat.logprobs_N.push(all[s.promptIds.length - 1 + t]!);
+        flat.oldLogprobs_N.push(s.oldLogprobs[t]!);
+        flat.advantages_N.push(s.advantage);
+        flat.sequence_N.push(b);
+      }
+    });
+    const gap = flat.logprobs_N.reduce((g, lp, i) => Math.max(g, Math.abs(lp - flat.oldLogprobs_N[i]!)), 0);
+    if (!(gap <= this.options.logprobTolerance)) {
+      throw new TroupeError('invariant', `policy '${this.policyId}': logprobs recorded at sampling differ from the service's forward logprobs by up to ${gap.toExponential(2)} (tolerance ${this.options.logprobTolerance}); the sampler did not use the training model's current weights`);
+    }
+    const result = policyLoss(flat, this.options.loss);
+    let at = 0;
+    const data = usable.map((s) => {
+      const w = new Float32Array(s.responseIds.length);
+      for (let t = 0; t < w.length; t++, at++) w[t] = -result.dLogprobs_N[at]!;
+      return datum(s, w);
+    });
+    const o = this.options;
+    const adam = { learning_rate: lr, beta1: o.beta1 ?? 0.9, beta2: o.beta2 ?? 0.999, eps: o.eps ?? 1e-8, weight_decay: o.weightDecay, grad_clip_norm: o.gradClip };
+    // Pipelined: the three requests go out together and run in seq_id order.
+    const [, step, sampler] = await Promise.all([this.model.forwardBackward(data, 'cross_entropy'), this.model.optimStep(adam), this.model.saveForSampler()]);
+    const gradNorm = step.metrics?.['grad_norm:mean'];
+    return {
+      metrics: {
+        loss: result.loss,
+        clip_fraction: result.clipFraction,
+        kl: null,
+        entropy: null,
+        grad_norm: gradNorm === undefined ? null : gradNorm,
+        tokens: flat.logprobs_N.length,
+        sequences: usable.length,
+        max_logprob_gap: gap,
+      },
+      sampler,
+    };
+  }
+}
