@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../util/repo-root.test-helper.js';
 import { Rng } from '../util/rng.js';
 import { TroupeError } from '../util/errors.js';
 import { loadCheckpoint } from '../engine/io/checkpoint.js';
@@ -105,5 +108,32 @@ test('clear input errors: small vocab, ids outside the vocabulary, too few token
     assert.equal(loadCheckpoint(out).tokenizer.vocabSize, 8); // 4 specials + "\n", a, b, c
     assert.throws(() => modelLogprobs(out, { ids: [1, 8] }), isInput(/token id 8 is outside the model's vocabulary 0\.\.7/));
     assert.throws(() => modelLogprobs(out, { ids: [1] }), isInput(/need at least 2 tokens/));
+  });
+});
+
+test('model logprobs on the transformers-made Llama 3 / Qwen2 / Qwen3 folders (and a peft adapter) gives their reference numbers', () => {
+  const fixtures = join(repoRoot(), 'src', 'engine', 'io', 'fixtures', 'models');
+  const reference = (name: string) => JSON.parse(readFileSync(join(fixtures, name, 'reference.json'), 'utf8')) as { sequences: number[][]; logprobs: number[][] };
+  for (const name of ['llama3-gqa', 'qwen2-tied', 'qwen3']) {
+    const ref = reference(name);
+    assertClose(modelLogprobs(join(fixtures, name), { ids: ref.sequences[1]! }).logprobs, ref.logprobs[1]!, 1e-4);
+  }
+  const lora = reference('qwen3-lora');
+  assertClose(modelLogprobs(join(fixtures, 'qwen3'), { ids: lora.sequences[1]!, adapter: join(fixtures, 'qwen3-lora') }).logprobs, lora.logprobs[1]!, 1e-4);
+});
+
+test('the troupe command refuses an unsupported rope type in one line naming the file and key, exit code 2', () => {
+  withTempDir((root) => {
+    const dir = join(root, 'yarn');
+    cpSync(join(repoRoot(), 'src', 'engine', 'io', 'fixtures', 'models', 'qwen3'), dir, { recursive: true });
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, rope_parameters: { rope_type: 'yarn', rope_theta: 1e6, factor: 4 } }));
+    const here = fileURLToPath(import.meta.url);
+    const main = join(dirname(here), here.endsWith('.ts') ? 'main.ts' : 'main.js');
+    const args = here.endsWith('.ts') ? ['--import', 'tsx', main] : [main];
+    const result = spawnSync(process.execPath, [...args, 'model', 'logprobs', dir, '--ids', '1,2,3'], { encoding: 'utf8' });
+    assert.equal(result.status, 2, result.stderr);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, /^troupe: checkpoint error: .*yarn[/\\]config\.json: rope_parameters\.rope_type "yarn" is not supported/);
   });
 });
