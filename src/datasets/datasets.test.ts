@@ -49,6 +49,14 @@ test('a bad line names the file and the line; a missing field names the field', 
   inputError(() => readMathProblems(file('math.jsonl', '{"question": "q"}\n')), /math\.jsonl:1: field "answer"/);
 });
 
+test('a dataset that is not there is an io error naming the path, and the folder a relative path is read from', () => {
+  const ioError = (path: string, pattern: RegExp) =>
+    assert.throws(() => readHumanEval(path), (e: unknown) => e instanceof TroupeError && e.category === 'io' && pattern.test(e.message));
+  ioError(join(dir, 'absent.jsonl'), /cannot read dataset .*absent\.jsonl: ENOENT.*check tasks\.path$/);
+  const relative = 'no-such-folder/HumanEval.jsonl.gz';
+  ioError(relative, new RegExp(`cannot read dataset ${relative}: .*relative to the current folder ${process.cwd().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+});
+
 test('stdio and math readers: good lines, ids default to the line number, numeric answers', () => {
   const stdio = readStdioProblems(file('s.jsonl', `${JSON.stringify({ question: 'add', tests: [{ input: '1 2\n', output: '3\n' }], solution: 'print(3)' })}\n`));
   assert.deepEqual(stdio, [{ id: 'line-1', question: 'add', tests: [{ input: '1 2\n', output: '3\n' }], solution: 'print(3)' }]);

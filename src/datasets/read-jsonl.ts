@@ -5,6 +5,7 @@
  * the file at the right place.
  */
 import { readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { TroupeError } from '../util/errors.js';
 
@@ -19,7 +20,9 @@ export function readJsonlText(path: string): string {
   try {
     raw = readFileSync(path);
   } catch (error) {
-    throw new TroupeError('io', `cannot read dataset ${path}: ${(error as Error).message}; check tasks.path`, { cause: error });
+    // Relative paths (the examples' datasets/...) are read from the current folder, not the config's.
+    const where = isAbsolute(path) ? '' : ` (relative to the current folder ${process.cwd()}: run from the folder the path is relative to, e.g. the Troupe repository for datasets/, or give an absolute path)`;
+    throw new TroupeError('io', `cannot read dataset ${path}: ${(error as Error).message}; check tasks.path${where}`, { cause: error });
   }
   const gzipped = path.endsWith('.gz') || (raw[0] === 0x1f && raw[1] === 0x8b);
   if (!gzipped) return raw.toString('utf8');
