@@ -1,7 +1,8 @@
 // A full disk while a checkpoint is being saved must leave the run folder consistent: the
 // newest complete checkpoint intact, no half-written checkpoint under a real name, and a
 // message that says what happened. The disk is a small tmpfs in a private mount namespace
-// (needs root and util-linux's unshare; skipped with a message otherwise).
+// (util-linux's unshare; a user who is not root mounts it inside a user namespace, where the
+// kernel allows unprivileged ones; skipped with a message where neither works).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -16,10 +17,10 @@ function sizeOf(path: string): number {
   return s.isDirectory() ? readdirSync(path).reduce((n, f) => n + sizeOf(join(path, f)), 0) : s.size;
 }
 
-const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', 'true']);
-const canMount = probe.status === 0 && process.getuid?.() === 0;
+const namespace = process.getuid?.() === 0 ? ['--mount', '--propagation', 'private'] : ['--user', '--map-root-user', '--mount', '--propagation', 'private'];
+const canMount = spawnSync('unshare', [...namespace, 'true']).status === 0;
 
-test('a full disk while saving a checkpoint keeps the previous one and says so', { skip: canMount ? false : 'needs root and unshare --mount to make a small tmpfs' }, () => {
+test('a full disk while saving a checkpoint keeps the previous one and says so', { skip: canMount ? false : `needs \`unshare ${namespace.join(' ')}\` to make a small tmpfs` }, () => {
   // Measure one run on the normal disk to size the small one: room for the base, metrics and
   // the first checkpoint, not for the second.
   const sized = join(dir, 'sized');
@@ -32,7 +33,7 @@ test('a full disk while saving a checkpoint keeps the previous one and says so',
   const mnt = join(dir, 'mnt');
   const run = join(mnt, 'run');
   const script = `mkdir -p ${mnt} && mount -t tmpfs -o size=${kib}k tmpfs ${mnt} && "${process.execPath}" ${cli} train ${config} --run-dir ${run}; code=$?; ls -a ${run}/checkpoints; exit $code`;
-  const full = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' });
+  const full = spawnSync('unshare', [...namespace, 'sh', '-c', script], { encoding: 'utf8' });
   assert.equal(full.status, 2, `expected the io error exit code 2, got ${full.status}\n${full.stderr}`);
   assert.match(full.stderr, /troupe: io error: could not save the checkpoint of step 1 .*the previous checkpoints are intact/);
   const listed = full.stdout.split('\n').filter((f) => f && f !== '.' && f !== '..');
