@@ -15,6 +15,7 @@ import { createWasmKernels } from '../kernels/wasm-kernels.js';
 import { LlamaModel } from '../model/llama-model.js';
 import { checkTensors, readJsonFile } from './checkpoint.js';
 import { loadModel, saveModel } from './model-checkpoint.js';
+import { weightToF32 } from '../weight-ops.js';
 import { autogradLogprobs, decodeLogprobs, maxAbsDifference, MODEL_FIXTURES, readReference } from './model-fixtures.test-helper.js';
 import { parseLlamaConfig } from './parse-llama-config.js';
 import { referenceLogprobs } from './reference-llama.js';
@@ -44,6 +45,17 @@ const FIXTURES: ReadonlyArray<{ name: string; what: string; load: (kernels: Kern
   { name: 'qwen2-tied', what: 'Qwen2 q/k/v biases, tied head', load: (k, dir) => loadModel(k, dir).model },
   { name: 'qwen3', what: 'Qwen3 q/k norms, head_dim 16 != 32 / 4', load: (k, dir) => loadModel(k, dir).model },
   { name: 'qwen3-bf16', what: 'Qwen3 in bf16, sharded', load: loadSharded },
+  {
+    name: 'qwen3-bf16',
+    what: 'the same, frozen base stored in bf16 (exact for these weights; norms and biases stay float32)',
+    load: (k, dir) => {
+      const model = loadSharded(k, dir);
+      model.freezeBase();
+      model.setBaseDtype('bf16');
+      assert.equal(model.parameters.get('model.layers.0.self_attn.q_proj.weight')!.dtype, 'bf16');
+      return model;
+    },
+  },
 ];
 
 for (const fixture of FIXTURES) {
@@ -62,7 +74,7 @@ for (const fixture of FIXTURES) {
       worst(`decode seq ${b}`, decodeLogprobs(model, ids, 1), ref.logprobs[b]!);
       worst(`prefill 5 + decode seq ${b}`, decodeLogprobs(model, ids, 5), ref.logprobs[b]!.slice(4));
     });
-    const tensors = new Map([...model.parameters].map(([n, t]) => [n, { shape: t.shape, data: t.data }]));
+    const tensors = new Map([...model.parameters].map(([n, t]) => [n, { shape: t.shape, data: weightToF32(t) }]));
     worst('float64 oracle seq 0', referenceLogprobs({ config: model.config, tensors }, ref.sequences[0]!), ref.logprobs[0]!);
     model.dispose();
     await kernels.dispose();
