@@ -66,7 +66,7 @@ export function checkTensors(config: LlamaConfig, tensors: TensorMap, source: st
     if (expected.has(name) || name.endsWith('.rotary_emb.inv_freq')) continue;
     const embed = checked.get('model.embed_tokens.weight') as NamedTensor;
     if (name === 'lm_head.weight' && config.tie_word_embeddings && tensor.data.length === embed.data.length && tensor.data.every((v, i) => v === embed.data[i])) continue;
-    throw new TroupeError('checkpoint', `${source}: unexpected tensor ${name} ${formatShape(tensor.shape)}; it is not part of a Llama model with this config`);
+    throw new TroupeError('checkpoint', `${source}: unexpected tensor ${name} ${formatShape(tensor.shape)}; it is not part of a ${config.model_type} model with this config (${config.architectures.join(', ')})`);
   }
   return checked;
 }

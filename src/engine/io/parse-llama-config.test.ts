@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { TroupeError } from '../../util/errors.js';
 import { describeArchitecture } from '../model/architecture.js';
+import { loadCheckpoint } from './checkpoint.js';
 import { MODEL_FIXTURES } from './model-fixtures.test-helper.js';
 import { parseLlamaConfig } from './parse-llama-config.js';
+import { encodeSafetensors, readSafetensors } from './safetensors.js';
 
 const SOURCE = 'm/config.json';
 
@@ -75,4 +78,23 @@ test('refusals name the file and the key: model_type, architectures, rope kinds,
   refuses({ ...qwen3, head_dim: 7 }, /head_dim 7 must be even/);
   // A sliding window that is configured but off (Qwen2.5's shipped configs) is fine.
   assert.equal(parseLlamaConfig({ ...qwen3, use_sliding_window: false, sliding_window: 32768 }, SOURCE).model_type, 'qwen3');
+});
+
+test('biases and q/k norms are part of the expected tensors: a missing bias or a norm the family lacks is refused by name', () => {
+  const root = mkdtempSync(join(tmpdir(), 'troupe-arch-tensors-'));
+  try {
+    const qwen2 = join(root, 'qwen2');
+    cpSync(join(MODEL_FIXTURES, 'qwen2-tied'), qwen2, { recursive: true });
+    const tensors = readSafetensors(join(qwen2, 'model.safetensors')).tensors;
+    tensors.delete('model.layers.1.self_attn.v_proj.bias');
+    writeFileSync(join(qwen2, 'model.safetensors'), encodeSafetensors(tensors, { format: 'pt' }));
+    assert.throws(() => loadCheckpoint(qwen2), /model\.safetensors: tensor model\.layers\.1\.self_attn\.v_proj\.bias is missing \(expected shape \[16\]/);
+
+    const relabelled = join(root, 'qwen3-as-llama');
+    cpSync(join(MODEL_FIXTURES, 'qwen3'), relabelled, { recursive: true });
+    writeFileSync(join(relabelled, 'config.json'), JSON.stringify({ ...fixtureConfig('qwen3'), model_type: 'llama', architectures: ['LlamaForCausalLM'] }));
+    assert.throws(() => loadCheckpoint(relabelled), /unexpected tensor model\.layers\.0\.self_attn\.[qk]_norm\.weight \[16\]; it is not part of a llama model/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
