@@ -2,17 +2,19 @@
 # Runs the official Tinker Python SDK against `troupe serve --tinker` and prints what passed.
 #
 #   npx tsc -p tsconfig.json
-#   scripts/tinker-sdk-check.sh /path/to/tinker-sdk-checkout [MODEL_FOLDER]
+#   scripts/tinker-sdk-check.sh /path/to/tinker-sdk-checkout [MODEL]
 #
 # SDK: a checkout of github.com/thinking-machines-lab/tinker (0.25-era), installed from that
 # source (--no-deps) into a venv of its own ($TINKER_CHECK_VENV, default
 # .cache/tinker-sdk-venv) whose other packages come from the wheels on disk; pyqwest is not
-# needed because the server's client config turns it off. MODEL_FOLDER defaults to a tiny random model made
-# with `troupe model init`. Exit status 0 when every check passed.
+# needed because the server's client config turns it off. MODEL (a folder or a hub id in
+# your HF cache) defaults to the tiny Qwen3 checkpoint of the engine's fixtures (made by
+# transformers), placed in a temporary HF cache as Troupe/tiny-qwen3 and served from there by
+# hub id. Exit status 0 when every check passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SDK=${1:?usage: scripts/tinker-sdk-check.sh SDK_CHECKOUT [MODEL_FOLDER]}
-MODEL_DIR=${2:-}
+SDK=${1:?usage: scripts/tinker-sdk-check.sh SDK_CHECKOUT [MODEL]}
+MODEL=${2:-}
 PYTHON=${PYTHON:-python3.11}
 VENV=${TINKER_CHECK_VENV:-.cache/tinker-sdk-venv}
 PORT=${PORT:-8765}
@@ -31,13 +33,22 @@ fi
 WORK=$(mktemp -d)
 cleanup() { [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
-if [ -z "$MODEL_DIR" ]; then
-  MODEL_DIR="$WORK/tiny"
-  node dist/src/cli/main.js model init --hidden 64 --layers 2 --heads 4 --kv-heads 2 --intermediate 128 --vocab 64 --context 256 --seed 3 --out "$MODEL_DIR" >/dev/null
+if [ -z "$MODEL" ]; then
+  # The layout huggingface_hub writes: models--Org--Name/{snapshots/<commit>/, refs/main}.
+  COMMIT=0123456789abcdef0123456789abcdef01234567
+  REPO="$WORK/hf/hub/models--Troupe--tiny-qwen3"
+  mkdir -p "$REPO/snapshots" "$REPO/refs"
+  cp -r src/engine/io/fixtures/models/qwen3 "$REPO/snapshots/$COMMIT"
+  printf %s "$COMMIT" >"$REPO/refs/main"
+  export HF_HOME="$WORK/hf"
+  MODEL=Troupe/tiny-qwen3
+  SERVE_ARGS=()
+else
+  SERVE_ARGS=(--model "$MODEL")
 fi
-MODEL_NAME=$(basename "$MODEL_DIR")
+MODEL_NAME=$([ -d "$MODEL" ] && basename "$MODEL" || echo "$MODEL")
 
-node dist/src/cli/main.js serve --tinker --model "$MODEL_DIR" --port "$PORT" >"$WORK/server.log" 2>&1 &
+node dist/src/cli/main.js serve --tinker "${SERVE_ARGS[@]}" --port "$PORT" >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 100); do
   curl -sf "http://127.0.0.1:$PORT/api/v1/healthz" >/dev/null 2>&1 && break

@@ -12,10 +12,11 @@
  * Ctrl-C (SIGINT) or SIGTERM stops accepting connections, lets in-flight requests finish, and exits.
  */
 import { Command } from 'commander';
+import type { HubEnv } from '../engine/hub/types.js';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { loadServedModels } from '../serve/load-served-models.js';
 import { startServer, type RunningServer } from '../serve/server.js';
-import { parseModelArgument } from '../serve/tinker/base-models.js';
+import { cachedBaseModels, resolveModelArgument, type BaseModelSource } from '../serve/tinker/base-models.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { TroupeError } from '../util/errors.js';
 
@@ -40,8 +41,12 @@ export async function runServeCommand(options: ServeCommandOptions): Promise<Run
 }
 
 export interface TinkerServeCommandOptions {
-  /** `FOLDER` or `NAME=FOLDER`, each a base model clients can ask for. */
+  /** `FOLDER`, `NAME=FOLDER` or a hub id, each a base model clients can ask for. */
   readonly models: readonly string[];
+  /** Also offer every model of the HF cache (HF_HOME) by hub id. Default true. */
+  readonly hfCache?: boolean;
+  /** Where the hub cache is (default: from HF_HOME etc. in the environment). */
+  readonly hubEnv?: HubEnv;
   readonly host: string;
   readonly port: number;
   readonly seed: number;
@@ -50,8 +55,11 @@ export interface TinkerServeCommandOptions {
 
 /** `troupe serve --tinker`: the Tinker API over the given base models (loaded on first use). */
 export async function runTinkerServeCommand(options: TinkerServeCommandOptions): Promise<RunningTinkerServer> {
-  if (options.models.length === 0) throw new TroupeError('input', 'serve --tinker needs at least one base model: --model FOLDER (or NAME=FOLDER), repeatable');
-  const models = options.models.map(parseModelArgument);
+  const named: BaseModelSource[] = [];
+  for (const arg of options.models) named.push(await resolveModelArgument(arg, options.hubEnv));
+  const cached = options.hfCache === false ? [] : cachedBaseModels(options.hubEnv).filter((c) => !named.some((m) => m.name === c.name));
+  const models = [...named, ...cached];
+  if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
   const server = await startTinkerServer({ kernels: await getKernels(), models, host: options.host, port: options.port, seed: options.seed });
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url})\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
@@ -70,15 +78,16 @@ export function serveCommand(): Command {
     .description('serve a model folder or a run over the OpenAI HTTP API (/v1/models, /v1/completions, /v1/chat/completions), or base models over the Tinker API (--tinker)')
     .argument('[dir]', 'model folder (config.json, model.safetensors, tokenizer.json[, adapters/<role>/]) or run folder (checkpoints/)')
     .option('--tinker', 'serve the Tinker training API (LoRA training + sampling) instead of the OpenAI one; see docs/tinker.md')
-    .option('--model <folder>', 'with --tinker: a base model clients may load, FOLDER or NAME=FOLDER (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--model <folder>', 'with --tinker: a base model clients may load, FOLDER, NAME=FOLDER or a hub id (repeatable); the HF cache is offered too', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--no-hf-cache', 'with --tinker: do not offer the models of the Hugging Face cache')
     .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0), 8000)
     .option('--name <name>', 'served name of the base model (default: the folder name)')
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
-    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[] }) => {
+    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean }) => {
       let server: { close(): Promise<void> };
-      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], host: opts.host, port: opts.port, seed: opts.seed });
+      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed });
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else server = await runServeCommand({ dir, ...opts });
       await new Promise<void>((resolve) => {

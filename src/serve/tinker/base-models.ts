@@ -1,5 +1,6 @@
 /**
- * The base models a Tinker server can load, by the name clients use as `base_model`. A base
+ * The base models a Tinker server can load, by the name clients use as `base_model` (the
+ * `--model` folders and hub ids, and every model of the Hugging Face cache by its hub id). A base
  * is loaded when a client first asks for it and then shared: every training model (LoRA
  * adapter) and sampler snapshot on it lives in the one LlamaModel's `adapters`, so the frozen
  * weights are in memory once.
@@ -10,6 +11,9 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { listCachedModels, resolveModel } from '../../engine/hub/resolve-model.js';
+import { readHubEnv } from '../../engine/hub/hub-env.js';
+import type { HubEnv } from '../../engine/hub/types.js';
 import { readJsonFile } from '../../engine/io/checkpoint.js';
 import { loadModel } from '../../engine/io/model-checkpoint.js';
 import type { Kernels } from '../../engine/kernels/types.js';
@@ -32,14 +36,25 @@ export interface LoadedBase {
   readonly sampler: Sampler;
 }
 
-/** `--model` arguments: `DIR` (served as the folder's name) or `NAME=DIR`. */
-export function parseModelArgument(arg: string): BaseModelSource {
+/**
+ * A `--model` argument: `FOLDER` (served under the folder's name), `NAME=FOLDER`, or a hub
+ * id `Org/Name` (served under that id; from the HF cache, downloaded into it when absent).
+ */
+export async function resolveModelArgument(arg: string, env: HubEnv = readHubEnv()): Promise<BaseModelSource> {
   const eq = arg.indexOf('=');
-  const [name, dir] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [basename(resolve(arg)), arg];
+  const [name, where] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [existsSync(arg) ? basename(resolve(arg)) : arg, arg];
+  const dir = await resolveModel(where, { env });
   if (!existsSync(join(dir, 'config.json'))) {
-    throw new TroupeError('input', `--model ${arg}: ${join(dir, 'config.json')} does not exist; pass a model folder (config.json, model.safetensors, tokenizer.json), optionally as NAME=FOLDER`);
+    throw new TroupeError('input', `--model ${arg}: ${join(dir, 'config.json')} does not exist; pass a model folder (config.json, model.safetensors, tokenizer.json), NAME=FOLDER, or a hub id`);
   }
   return { name, dir: resolve(dir) };
+}
+
+/** Every complete model of the HF cache, by hub id (what `--model` does not already name). */
+export function cachedBaseModels(env: HubEnv = readHubEnv()): BaseModelSource[] {
+  return listCachedModels(env)
+    .filter((m) => m.complete)
+    .map((m) => ({ name: m.id, dir: m.dir }));
 }
 
 export class BaseModels {
