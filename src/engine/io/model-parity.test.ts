@@ -108,3 +108,22 @@ test('saving a loaded Llama 3 / Qwen2 / Qwen3 writes a config.json of the same a
   }
   await kernels.dispose();
 });
+
+test('a bf16-stored frozen base with biases (llama3-gqa) computes what float32 weights of the same values compute', async () => {
+  const kernels = await createWasmKernels({ threads: 1 });
+  const bf16 = loadModel(kernels, join(MODEL_FIXTURES, 'llama3-gqa')).model;
+  bf16.freezeBase();
+  bf16.setBaseDtype('bf16');
+  assert.equal(bf16.parameters.get('model.layers.0.mlp.down_proj.weight')!.dtype, 'bf16');
+  const widened = new Map([...bf16.parameters].map(([n, t]) => [n, { shape: t.shape, data: weightToF32(t) }]));
+  const f32 = LlamaModel.fromTensors(kernels, bf16.config, widened);
+  const ref = readReference('llama3-gqa');
+  const want = autogradLogprobs(f32, ref.sequences, 1);
+  autogradLogprobs(bf16, ref.sequences, 1).forEach((lp, b) => assert.ok(maxAbsDifference(lp, want[b]!) < 1e-5, `tokenLogprobs seq ${b}`));
+  ref.sequences.forEach((ids, b) => assert.ok(maxAbsDifference(decodeLogprobs(bf16, ids, 2), want[b]!.slice(1)) < 1e-5, `decode seq ${b}`));
+  // Rounding to bf16 did change these weights, so the comparison is not trivially equal.
+  assert.ok(maxAbsDifference(want[0]!, ref.logprobs[0]!) > 1e-4);
+  bf16.dispose();
+  f32.dispose();
+  await kernels.dispose();
+});
