@@ -39,7 +39,7 @@ interface ModelLine {
 export interface FutureQueueOptions {
   /** How long a job may wait for a missing earlier seq_id. Default 60 s. */
   readonly gapTimeoutMs?: number;
-  /** How long a retrieved result stays retrievable (the client may retry the poll). Default 300 s. */
+  /** How long a finished result stays retrievable (the client may retry the poll). Default 300 s. */
   readonly keepMs?: number;
 }
 
@@ -92,7 +92,6 @@ export class FutureQueue {
         });
       });
     }
-    if (entry.answer.state !== 'pending') setTimeout(() => this.entries.delete(id), this.keepMs).unref();
     return entry.answer;
   }
 
@@ -146,6 +145,8 @@ export class FutureQueue {
     if (!entry) return;
     entry.answer = answer;
     for (const wake of entry.waiters.splice(0)) wake();
+    // Kept a while for the poll (and its retries), then dropped even if nobody asked.
+    setTimeout(() => this.entries.delete(id), this.keepMs).unref();
   }
 }
 

@@ -132,7 +132,7 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
     if (handler !== undefined) return sendJson(res, 200, handler(body, raw, req));
     const id = String(body.request_id ?? '');
     const answer = await service.queue.retrieve(id, pollWaitMs);
-    if (answer === undefined) throw new TinkerApiError(404, `unknown request_id ${JSON.stringify(id)} (results are kept a few minutes after they are first retrieved)`);
+    if (answer === undefined) throw new TinkerApiError(404, `unknown request_id ${JSON.stringify(id)} (a result is kept 5 minutes after it is ready)`);
     if (answer.state === 'pending') return sendJson(res, 200, { type: 'try_again', request_id: id, queue_state: 'active' });
     if (answer.state === 'failed') return sendJson(res, 200, { error: answer.error.message, category: answer.error.category });
     futureResult(res, answer.value, String(req.headers.accept ?? '').includes(PROTOBUF_CONTENT_TYPE));
