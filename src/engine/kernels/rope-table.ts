@@ -1,5 +1,10 @@
 import { TroupeError } from '../../util/errors.js';
-import type { Heap } from './heap.js';
+
+/** Where the tables live: the WASM heap, or native memory. */
+export interface TableMemory {
+  alloc(length: number): Float32Array;
+  free(array: Float32Array): void;
+}
 
 interface Table {
   positions: number;
@@ -11,12 +16,12 @@ interface Table {
  * cos/sin of pos * invFreq[i] for pos < capacity, i < invFreq.length, kept in the heap per
  * distinct inverse-frequency table (keyed by its contents, so callers may pass a fresh copy)
  * and doubled when a larger position shows up. Computed with Math.cos in float64 like the
- * reference, so WASM only multiplies.
+ * reference, so the WASM and native kernels only multiply.
  */
 export class RopeTables {
   private readonly tables = new Map<string, Table>();
 
-  constructor(private readonly heap: Heap) {}
+  constructor(private readonly heap: TableMemory) {}
 
   /** The table covering every entry of positions[0:tokens]. */
   get(positions: Int32Array, tokens: number, invFreq: Float32Array): Table {

@@ -1,0 +1,377 @@
+// Node-API surface of the native backend. JavaScript (src/engine/kernels/native-kernels.ts)
+// checks shapes and builds the rope tables; this file only unwraps typed arrays (no copies:
+// N-API hands out the data pointer), re-checks every length so a wrong call can never read
+// or write out of bounds, and calls the kernel table chosen for the CPU.
+//
+//   binding.isas            kernel tables this CPU can run, fastest first ('avx512', ...)
+//   binding.bf16            whether the CPU has AVX512_BF16
+//   binding.create(isa, threads[, parallelFrom, rowsParallelFrom]) -> { matmul, ..., adamw }
+//   binding.alloc(length) / binding.free(array)
+#include <node_api.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "cpu.h"
+#include "gemm.h"
+
+namespace troupe {
+namespace {
+
+struct Instance {
+  const IsaKernels* isa;
+  GemmSplit split;
+};
+
+constexpr size_t kMaxArgs = 12;
+
+// The arguments of one call, with helpers that throw a JavaScript error and return false.
+struct Call {
+  napi_env env;
+  napi_value argv[kMaxArgs];
+  size_t argc = kMaxArgs;
+  Instance* instance = nullptr;
+  const char* op;
+  bool ok = true;
+
+  Call(napi_env e, napi_callback_info info, const char* name) : env(e), op(name) {
+    void* data = nullptr;
+    napi_get_cb_info(env, info, &argc, argv, nullptr, &data);
+    instance = static_cast<Instance*>(data);
+  }
+
+  void fail(const std::string& message) {
+    if (ok) napi_throw_range_error(env, nullptr, (std::string(op) + ": " + message).c_str());
+    ok = false;
+  }
+
+  void* typed(size_t i, napi_typedarray_type want, size_t* length, const char* name) {
+    if (!ok) return nullptr;
+    napi_typedarray_type type;
+    void* data = nullptr;
+    bool is_typed = false;
+    if (i >= argc || napi_is_typedarray(env, argv[i], &is_typed) != napi_ok || !is_typed ||
+        napi_get_typedarray_info(env, argv[i], &type, length, &data, nullptr, nullptr) != napi_ok || type != want) {
+      fail(std::string("'") + name + "' must be a " + (want == napi_float32_array ? "Float32Array" : "Int32Array"));
+      return nullptr;
+    }
+    return data;
+  }
+
+  // A Float32Array argument with at least `need` elements.
+  float* f32(size_t i, const char* name, long need) {
+    size_t length = 0;
+    auto* data = static_cast<float*>(typed(i, napi_float32_array, &length, name));
+    if (ok && static_cast<long>(length) < need) {
+      fail(std::string("'") + name + "' has " + std::to_string(length) + " elements, needs " + std::to_string(need));
+    }
+    return data;
+  }
+
+  // The length of a Float32Array argument.
+  long length(size_t i, const char* name) {
+    size_t n = 0;
+    typed(i, napi_float32_array, &n, name);
+    return static_cast<long>(n);
+  }
+
+  double number(size_t i, const char* name) {
+    double value = 0;
+    if (ok && (i >= argc || napi_get_value_double(env, argv[i], &value) != napi_ok)) {
+      fail(std::string("'") + name + "' must be a number");
+    }
+    return value;
+  }
+
+  long dim(size_t i, const char* name) {
+    double value = number(i, name);
+    if (ok && (value < 0 || value != static_cast<double>(static_cast<long>(value)) || value > 1e15)) {
+      fail(std::string("'") + name + "' must be a non-negative integer");
+    }
+    return static_cast<long>(value);
+  }
+
+  napi_value undefined() {
+    napi_value u;
+    napi_get_undefined(env, &u);
+    return u;
+  }
+};
+
+napi_value Matmul(napi_env env, napi_callback_info info) {
+  Call c(env, info, "matmul");
+  long m = c.dim(3, "m"), n = c.dim(4, "n"), k = c.dim(5, "k");
+  long flags = c.dim(6, "flags");
+  GemmArgs g{c.f32(0, "a", m * k), c.f32(1, "b", k * n), c.f32(2, "c", m * n), m, n, k,
+             (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0};
+  if (c.ok) gemm(*c.instance->isa, g, c.instance->split);
+  return c.undefined();
+}
+
+// add / mul: (a, b, out), n = out.length.
+template <int Op>
+napi_value Binary(napi_env env, napi_callback_info info) {
+  Call c(env, info, Op == 0 ? "add" : "mul");
+  long n = c.length(2, "out");
+  const float* a = c.f32(0, "a", n);
+  const float* b = c.f32(1, "b", n);
+  float* out = c.f32(2, "out", n);
+  if (c.ok) (Op == 0 ? c.instance->isa->add : c.instance->isa->mul)(a, b, out, n);
+  return c.undefined();
+}
+
+napi_value Axpy(napi_env env, napi_callback_info info) {
+  Call c(env, info, "axpy");
+  float alpha = static_cast<float>(c.number(0, "alpha"));
+  long n = c.length(2, "y");
+  const float* x = c.f32(1, "x", n);
+  float* y = c.f32(2, "y", n);
+  if (c.ok) c.instance->isa->axpy(alpha, x, y, n);
+  return c.undefined();
+}
+
+napi_value SumSquares(napi_env env, napi_callback_info info) {
+  Call c(env, info, "sumSquares");
+  long n = c.length(0, "x");
+  const float* x = c.f32(0, "x", n);
+  double sum = c.ok ? c.instance->isa->sum_squares(x, n) : 0;
+  napi_value result;
+  napi_create_double(env, sum, &result);
+  return result;
+}
+
+napi_value RmsNorm(napi_env env, napi_callback_info info) {
+  Call c(env, info, "rmsNorm");
+  long rows = c.dim(4, "rows"), d = c.dim(5, "d");
+  float eps = static_cast<float>(c.number(6, "eps"));
+  const float* x = c.f32(0, "x", rows * d);
+  const float* w = c.f32(1, "weight", d);
+  float* out = c.f32(2, "out", rows * d);
+  float* inv = c.f32(3, "invRms", rows);
+  if (c.ok) c.instance->isa->rms_norm(x, w, out, inv, rows, d, eps);
+  return c.undefined();
+}
+
+napi_value RmsNormBackward(napi_env env, napi_callback_info info) {
+  Call c(env, info, "rmsNormBackward");
+  long rows = c.dim(6, "rows"), d = c.dim(7, "d");
+  const float* x = c.f32(0, "x", rows * d);
+  const float* w = c.f32(1, "weight", d);
+  const float* inv = c.f32(2, "invRms", rows);
+  const float* d_out = c.f32(3, "dOut", rows * d);
+  float* dx = c.f32(4, "dx", rows * d);
+  float* d_w = c.f32(5, "dWeight", d);
+  if (c.ok) c.instance->isa->rms_norm_backward(x, w, inv, d_out, dx, d_w, rows, d);
+  return c.undefined();
+}
+
+napi_value CausalSoftmax(napi_env env, napi_callback_info info) {
+  Call c(env, info, "causalSoftmax");
+  long rows = c.dim(1, "rows"), cols = c.dim(2, "cols");
+  double offset = c.number(3, "offset");
+  float scale = static_cast<float>(c.number(4, "scale"));
+  float* s = c.f32(0, "scores", rows * cols);
+  // Clamped so r + offset + 1 stays a small integer; beyond the range the mask is all or nothing.
+  if (offset < -rows - 1.0) offset = -rows - 1.0;
+  if (offset > cols) offset = static_cast<double>(cols);
+  if (c.ok) c.instance->isa->causal_softmax(s, rows, cols, static_cast<long>(offset), scale);
+  return c.undefined();
+}
+
+napi_value CausalSoftmaxBackward(napi_env env, napi_callback_info info) {
+  Call c(env, info, "causalSoftmaxBackward");
+  long rows = c.dim(2, "rows"), cols = c.dim(3, "cols");
+  float scale = static_cast<float>(c.number(4, "scale"));
+  const float* p = c.f32(0, "p", rows * cols);
+  float* dp = c.f32(1, "dP", rows * cols);
+  if (c.ok) c.instance->isa->causal_softmax_backward(p, dp, rows, cols, scale);
+  return c.undefined();
+}
+
+napi_value Swiglu(napi_env env, napi_callback_info info) {
+  Call c(env, info, "swiglu");
+  long n = c.length(2, "out");
+  const float* gate = c.f32(0, "gate", n);
+  const float* up = c.f32(1, "up", n);
+  float* out = c.f32(2, "out", n);
+  if (c.ok) c.instance->isa->swiglu(gate, up, out, n);
+  return c.undefined();
+}
+
+napi_value SwigluBackward(napi_env env, napi_callback_info info) {
+  Call c(env, info, "swigluBackward");
+  long n = c.length(0, "gate");
+  const float* gate = c.f32(0, "gate", n);
+  const float* up = c.f32(1, "up", n);
+  const float* d_out = c.f32(2, "dOut", n);
+  float* d_gate = c.f32(3, "dGate", n);
+  float* d_up = c.f32(4, "dUp", n);
+  if (c.ok) c.instance->isa->swiglu_backward(gate, up, d_out, d_gate, d_up, n);
+  return c.undefined();
+}
+
+// rope(x, positions, cos, sin, tokens, heads, headDim, sign); cos/sin are [position][headDim/2].
+napi_value Rope(napi_env env, napi_callback_info info) {
+  Call c(env, info, "rope");
+  long tokens = c.dim(4, "tokens"), heads = c.dim(5, "heads"), head_dim = c.dim(6, "headDim");
+  float sign = static_cast<float>(c.number(7, "sign"));
+  float* x = c.f32(0, "x", tokens * heads * head_dim);
+  size_t npos = 0;
+  auto* positions = static_cast<const int32_t*>(c.typed(1, napi_int32_array, &npos, "positions"));
+  long table = c.length(2, "cos");
+  const float* cos_t = c.f32(2, "cos", table);
+  const float* sin_t = c.f32(3, "sin", table);
+  long half = head_dim / 2;
+  if (c.ok && static_cast<long>(npos) < tokens) c.fail("'positions' is shorter than tokens");
+  for (long t = 0; c.ok && half > 0 && t < tokens; t++) {
+    if (positions[t] < 0 || (positions[t] + 1) * half > table) c.fail("a position lies outside the cos/sin table");
+  }
+  if (c.ok && half > 0) c.instance->isa->rope(x, positions, cos_t, sin_t, tokens, heads, head_dim, sign);
+  return c.undefined();
+}
+
+napi_value LogSoftmax(napi_env env, napi_callback_info info) {
+  Call c(env, info, "logSoftmax");
+  long rows = c.dim(1, "rows"), vocab = c.dim(2, "vocab");
+  float* x = c.f32(0, "logits", rows * vocab);
+  if (c.ok && vocab > 0) c.instance->isa->log_softmax(x, rows, vocab);
+  return c.undefined();
+}
+
+// adamw(param, grad, m, v, lr, beta1, beta2, eps, decayFactor, c1, c2): c1, c2 are the
+// reciprocal bias corrections, decayFactor = 1 - lr * weightDecay.
+napi_value Adamw(napi_env env, napi_callback_info info) {
+  Call c(env, info, "adamw");
+  long n = c.length(0, "param");
+  float* p = c.f32(0, "param", n);
+  const float* g = c.f32(1, "grad", n);
+  float* m = c.f32(2, "m", n);
+  float* v = c.f32(3, "v", n);
+  float o[7];
+  const char* names[7] = {"lr", "beta1", "beta2", "eps", "decay", "c1", "c2"};
+  for (int i = 0; i < 7; i++) o[i] = static_cast<float>(c.number(4 + i, names[i]));
+  if (c.ok) c.instance->isa->adamw(p, g, m, v, n, o[0], o[1], o[2], o[3], o[4], o[5], o[6]);
+  return c.undefined();
+}
+
+void FreeAligned(napi_env env, void* data, void* hint) {
+  (void)hint;
+  int64_t adjusted;
+  napi_adjust_external_memory(env, -static_cast<int64_t>(reinterpret_cast<uintptr_t>(hint)), &adjusted);
+  free(data);
+}
+
+// alloc(length): zeroed, 64-byte aligned memory outside the JavaScript heap; freed when the
+// array is garbage-collected or detached by free().
+napi_value Alloc(napi_env env, napi_callback_info info) {
+  Call c(env, info, "alloc");
+  long length = c.dim(0, "length");
+  if (!c.ok) return nullptr;
+  size_t bytes = static_cast<size_t>(length) * sizeof(float);
+  size_t rounded = (bytes + 63) / 64 * 64;
+  void* data = aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (!data) {
+    napi_throw_error(env, nullptr, ("alloc: out of memory for " + std::to_string(length) + " floats").c_str());
+    return nullptr;
+  }
+  memset(data, 0, rounded == 0 ? 64 : rounded);
+  napi_value buffer, array;
+  if (napi_create_external_arraybuffer(env, data, bytes, FreeAligned, reinterpret_cast<void*>(rounded), &buffer) !=
+      napi_ok) {
+    free(data);
+    napi_throw_error(env, nullptr, "alloc: could not wrap native memory in an ArrayBuffer");
+    return nullptr;
+  }
+  int64_t adjusted;
+  napi_adjust_external_memory(env, static_cast<int64_t>(rounded), &adjusted);
+  napi_create_typedarray(env, napi_float32_array, static_cast<size_t>(length), buffer, 0, &array);
+  return array;
+}
+
+// free(array): detaches the array's buffer so its memory goes back now, not at the next GC.
+napi_value Free(napi_env env, napi_callback_info info) {
+  Call c(env, info, "free");
+  napi_value buffer;
+  bool detachable = false;
+  if (c.argc >= 1 && napi_get_typedarray_info(env, c.argv[0], nullptr, nullptr, nullptr, &buffer, nullptr) == napi_ok &&
+      napi_is_detached_arraybuffer(env, buffer, &detachable) == napi_ok && !detachable) {
+    napi_detach_arraybuffer(env, buffer);
+  }
+  return c.undefined();
+}
+
+void AddFunction(napi_env env, napi_value object, const char* name, napi_callback cb, void* data) {
+  napi_value fn;
+  napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, data, &fn);
+  napi_set_named_property(env, object, name, fn);
+}
+
+const IsaKernels* g_isas[3];
+int g_isa_count = 0;
+
+napi_value Create(napi_env env, napi_callback_info info) {
+  Call c(env, info, "create");
+  char name[32] = {0};
+  size_t len = 0;
+  if (c.argc < 1 || napi_get_value_string_utf8(env, c.argv[0], name, sizeof name, &len) != napi_ok) {
+    c.fail("the first argument must be an instruction set name");
+  }
+  long threads = c.dim(1, "threads");
+  // Optional split thresholds (tests set them to 0 to send every product down the split path).
+  long parallel_from = c.argc > 2 ? c.dim(2, "parallelFrom") : kDefaultParallelFrom;
+  long rows_parallel_from = c.argc > 3 ? c.dim(3, "rowsParallelFrom") : kDefaultRowsParallelFrom;
+  if (!c.ok) return nullptr;
+  const IsaKernels* isa = nullptr;
+  for (int i = 0; i < g_isa_count; i++) {
+    if (strcmp(g_isas[i]->name, name) == 0) isa = g_isas[i];
+  }
+  if (!isa) {
+    c.fail(std::string("instruction set '") + name + "' is not available on this CPU");
+    return nullptr;
+  }
+  // Lives as long as the process: a handful are created, one per kernels object.
+  auto* instance = new Instance{isa, {threads < 1 ? 1 : static_cast<int>(threads), parallel_from, rows_parallel_from}};
+  napi_value object;
+  napi_create_object(env, &object);
+  AddFunction(env, object, "matmul", Matmul, instance);
+  AddFunction(env, object, "add", Binary<0>, instance);
+  AddFunction(env, object, "mul", Binary<1>, instance);
+  AddFunction(env, object, "axpy", Axpy, instance);
+  AddFunction(env, object, "sumSquares", SumSquares, instance);
+  AddFunction(env, object, "rmsNorm", RmsNorm, instance);
+  AddFunction(env, object, "rmsNormBackward", RmsNormBackward, instance);
+  AddFunction(env, object, "causalSoftmax", CausalSoftmax, instance);
+  AddFunction(env, object, "causalSoftmaxBackward", CausalSoftmaxBackward, instance);
+  AddFunction(env, object, "swiglu", Swiglu, instance);
+  AddFunction(env, object, "swigluBackward", SwigluBackward, instance);
+  AddFunction(env, object, "rope", Rope, instance);
+  AddFunction(env, object, "logSoftmax", LogSoftmax, instance);
+  AddFunction(env, object, "adamw", Adamw, instance);
+  return object;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  g_isa_count = available_isas(g_isas);
+  napi_value isas;
+  napi_create_array_with_length(env, g_isa_count, &isas);
+  for (int i = 0; i < g_isa_count; i++) {
+    napi_value name;
+    napi_create_string_utf8(env, g_isas[i]->name, NAPI_AUTO_LENGTH, &name);
+    napi_set_element(env, isas, i, name);
+  }
+  napi_set_named_property(env, exports, "isas", isas);
+  napi_value bf16;
+  napi_get_boolean(env, cpu_has_avx512_bf16(), &bf16);
+  napi_set_named_property(env, exports, "bf16", bf16);
+  AddFunction(env, exports, "create", Create, nullptr);
+  AddFunction(env, exports, "alloc", Alloc, nullptr);
+  AddFunction(env, exports, "free", Free, nullptr);
+  return exports;
+}
+
+}  // namespace
+}  // namespace troupe
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, troupe::Init)

@@ -1,0 +1,28 @@
+#include "cpu.h"
+
+#include <cpuid.h>
+
+namespace troupe {
+
+// __builtin_cpu_supports reads cpuid once at startup and, for AVX and AVX-512, also checks
+// that the OS saves the wider registers (XCR0), so a kernel it allows cannot fault.
+int available_isas(const IsaKernels** out) {
+  __builtin_cpu_init();
+  int count = 0;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma")) {
+    out[count++] = &kIsaAvx512;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out[count++] = &kIsaAvx2;
+  out[count++] = &kIsaBaseline;
+  return count;
+}
+
+bool cpu_has_avx512_bf16() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return false;
+  __builtin_cpu_init();
+  return (eax & (1u << 5)) != 0 && __builtin_cpu_supports("avx512f");
+}
+
+}  // namespace troupe

@@ -1,0 +1,121 @@
+#include "gemm.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "thread-pool.h"
+
+namespace troupe {
+namespace {
+
+long ceil_to(long x, long step) { return (x + step - 1) / step * step; }
+
+// Packing buffers of the calling thread, 64-byte aligned, kept for the thread's life.
+float* scratch(long floats) {
+  thread_local float* buffer = nullptr;
+  thread_local long capacity = 0;
+  if (floats > capacity) {
+    free(buffer);
+    capacity = ceil_to(floats, 16);
+    buffer = static_cast<float*>(aligned_alloc(64, capacity * sizeof(float)));
+  }
+  return buffer;
+}
+
+// The packed Goto/BLIS loop over C[i0:i1, j0:j1]: B blocks of kc x nc (shared by the row
+// blocks), A blocks of mc x kc, micro-kernel tiles mr x nr. The k blocks run in order and
+// each adds onto C, so the summation order of an element does not depend on i0..j1.
+void gemm_block(const IsaKernels& K, const GemmArgs& g, long i0, long i1, long j0, long j1) {
+  const long rs_a = g.trans_a ? 1 : g.k, cs_a = g.trans_a ? g.m : 1;
+  const long rs_b = g.trans_b ? 1 : g.n, cs_b = g.trans_b ? g.k : 1;
+  const long a_floats = ceil_to(K.mc, K.mr) * K.kc;
+  float* packed_a = scratch(a_floats + ceil_to(K.nc, K.nr) * K.kc);
+  float* packed_b = packed_a + a_floats;
+  for (long jc = j0; jc < j1; jc += K.nc) {
+    long nc = j1 - jc < K.nc ? j1 - jc : K.nc;
+    for (long pc = 0; pc < g.k; pc += K.kc) {
+      long kc = g.k - pc < K.kc ? g.k - pc : K.kc;
+      bool add = g.accumulate || pc > 0;
+      K.pack_b(g.b, rs_b, cs_b, pc, kc, jc, nc, g.n, packed_b);
+      for (long ic = i0; ic < i1; ic += K.mc) {
+        long mc = i1 - ic < K.mc ? i1 - ic : K.mc;
+        K.pack_a(g.a, rs_a, cs_a, ic, mc, i1, pc, kc, packed_a);
+        for (long jr = 0; jr < nc; jr += K.nr) {
+          int nv = static_cast<int>(nc - jr < K.nr ? nc - jr : K.nr);
+          for (long ir = 0; ir < mc; ir += K.mr) {
+            int mv = static_cast<int>(mc - ir < K.mr ? mc - ir : K.mr);
+            K.micro(kc, packed_a + ir * kc, packed_b + jr * kc, g.c + (ic + ir) * g.n + jc + jr, g.n, mv, nv, add);
+          }
+        }
+      }
+    }
+  }
+}
+
+struct Split {
+  const IsaKernels* isa;
+  const GemmArgs* args;
+  bool by_rows;
+  long chunk;  // rows or columns per chunk, a multiple of the tile
+};
+
+void run_block_chunk(void* ctx, int c) {
+  const Split& s = *static_cast<Split*>(ctx);
+  const GemmArgs& g = *s.args;
+  long start = c * s.chunk;
+  if (s.by_rows) {
+    gemm_block(*s.isa, g, start, start + s.chunk < g.m ? start + s.chunk : g.m, 0, g.n);
+  } else {
+    gemm_block(*s.isa, g, 0, g.m, start, start + s.chunk < g.n ? start + s.chunk : g.n);
+  }
+}
+
+void run_rows_chunk(void* ctx, int c) {
+  const Split& s = *static_cast<Split*>(ctx);
+  const GemmArgs& g = *s.args;
+  long j0 = c * s.chunk, j1 = j0 + s.chunk < g.n ? j0 + s.chunk : g.n;
+  (g.trans_b ? s.isa->rows_bt : s.isa->rows_b)(g.a, g.b, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
+}
+
+// Cuts `extent` into about `wanted` chunks of whole tiles.
+long chunk_size(long extent, long tile, long wanted) {
+  long tiles = (extent + tile - 1) / tile;
+  if (wanted > tiles) wanted = tiles;
+  return (tiles + wanted - 1) / wanted * tile;
+}
+
+}  // namespace
+
+void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
+  const int threads = split.threads;
+  if (g.m == 0 || g.n == 0) return;
+  if (g.k == 0) {
+    if (!g.accumulate) memset(g.c, 0, sizeof(float) * g.m * g.n);
+    return;
+  }
+  // One to three rows of A (decoding): stream B once without packing. With m = 1, op(A) is
+  // the same vector whether or not A is transposed.
+  if (g.m < 4 && (!g.trans_a || g.m == 1)) {
+    Split s{&K, &g, false, g.n};
+    int chunks = 1;
+    if (threads > 1 && g.n * g.k >= split.rows_parallel_from) {
+      s.chunk = chunk_size(g.n, 16, threads * 2);
+      chunks = static_cast<int>((g.n + s.chunk - 1) / s.chunk);
+    }
+    parallel_run(threads, chunks, run_rows_chunk, &s);
+    return;
+  }
+  if (threads <= 1 || g.m * g.n * g.k < split.parallel_from) {
+    gemm_block(K, g, 0, g.m, 0, g.n);
+    return;
+  }
+  // Tall C splits by rows, wide C by columns; two chunks a thread so a late helper does not
+  // hold up the caller for a whole half.
+  Split s{&K, &g, g.m > g.n, 0};
+  long extent = s.by_rows ? g.m : g.n;
+  s.chunk = chunk_size(extent, s.by_rows ? K.mr : K.nr, threads * 2);
+  int chunks = static_cast<int>((extent + s.chunk - 1) / s.chunk);
+  parallel_run(threads, chunks, run_block_chunk, &s);
+}
+
+}  // namespace troupe

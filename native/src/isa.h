@@ -1,0 +1,52 @@
+// The kernels that isa.cc implements once per instruction set. cpu.cc chooses one table at
+// load time; everything above this header (gemm.cc, addon.cc) is instruction-set neutral.
+#pragma once
+#include <cstdint>
+
+namespace troupe {
+
+struct IsaKernels {
+  const char* name;
+  // Register tile of the matmul micro-kernel (rows x columns) and the cache blocks the
+  // driver cuts the operands into: kc deep, mc rows of A (L2), nc columns of B (L2/L3).
+  int mr, nr, kc, mc, nc;
+
+  // Packs op(A)[i0:i0+mc, p0:p0+kc] into mr-row strips, each k-major (mr values per k);
+  // rows past the matrix are zero. op(A)(i, p) = a[i * rs + p * cs].
+  void (*pack_a)(const float* a, long rs, long cs, long i0, long mc, long rows, long p0, long kc, float* out);
+  // Packs op(B)[p0:p0+kc, j0:j0+nc] into nr-column strips, each k-major (nr values per k);
+  // columns past the matrix are zero. op(B)(p, j) = b[p * rs + j * cs].
+  void (*pack_b)(const float* b, long rs, long cs, long p0, long kc, long j0, long nc, long cols, float* out);
+  // C[0:mv, 0:nv] (= or +=) packed A strip x packed B strip, summed over kc in order.
+  void (*micro)(long kc, const float* a, const float* b, float* c, long ldc, int mv, int nv, bool add);
+
+  // Few-row products that stream the right-hand side once (decoding):
+  // c[i, j] (= or +=) dot(a[i, :], b[j, :]) for i < m, j in [j0, j1)   (x W^T)
+  void (*rows_bt)(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add);
+  // c[i, j] (= or +=) sum_p a[i, p] b[p, j] for i < m, j in [j0, j1)   (x W)
+  void (*rows_b)(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add);
+
+  void (*add)(const float* a, const float* b, float* out, long n);
+  void (*mul)(const float* a, const float* b, float* out, long n);
+  void (*axpy)(float alpha, const float* x, float* y, long n);
+  double (*sum_squares)(const float* x, long n);
+  void (*rms_norm)(const float* x, const float* w, float* out, float* inv_rms, long rows, long d, float eps);
+  void (*rms_norm_backward)(const float* x, const float* w, const float* inv_rms, const float* d_out, float* dx,
+                            float* d_w, long rows, long d);
+  void (*causal_softmax)(float* s, long rows, long cols, long offset, float scale);
+  void (*causal_softmax_backward)(const float* p, float* dp, long rows, long cols, float scale);
+  void (*swiglu)(const float* gate, const float* up, float* out, long n);
+  void (*swiglu_backward)(const float* gate, const float* up, const float* d_out, float* d_gate, float* d_up, long n);
+  // cos/sin tables: [position][headDim / 2]; sign -1 rotates backwards.
+  void (*rope)(float* x, const int32_t* positions, const float* cos, const float* sin, long tokens, long heads,
+               long head_dim, float sign);
+  void (*log_softmax)(float* x, long rows, long vocab);
+  void (*adamw)(float* p, const float* g, float* m, float* v, long n, float lr, float beta1, float beta2, float eps,
+                float decay, float c1, float c2);
+};
+
+extern const IsaKernels kIsaBaseline;
+extern const IsaKernels kIsaAvx2;
+extern const IsaKernels kIsaAvx512;
+
+}  // namespace troupe

@@ -1,0 +1,138 @@
+import { TroupeError } from '../../util/errors.js';
+import { checkDims, checkLength, checkMatmul, checkSameLength } from './check-shapes.js';
+import { loadNativeBinding } from './native-binding.js';
+import { RopeTables } from './rope-table.js';
+import type { Kernels } from './types.js';
+
+export interface NativeKernelOptions {
+  /** 1 = the calling thread only; 2 = one helper thread for large matmuls. Default 2. */
+  readonly threads?: 1 | 2;
+  /** Instruction set: 'auto' (the fastest this CPU has), 'avx512', 'avx2' or 'baseline'. */
+  readonly isa?: string;
+  /** m*n*k from which a matmul uses both threads, and n*k for 1-3 row products; tests of the
+   *  split set them to 0. Defaults: the addon's (native/src/gemm.h). */
+  readonly parallelFrom?: number;
+  readonly rowsParallelFrom?: number;
+}
+
+export interface NativeKernels extends Kernels {
+  /** The instruction set the kernels run ('avx512', 'avx2', 'baseline'). */
+  readonly isa: string;
+  /** Nothing to stop (the helper threads sleep when idle); kept for symmetry with WASM. */
+  dispose(): Promise<void>;
+}
+
+const TRANS_A = 1;
+const TRANS_B = 2;
+const ACCUMULATE = 4;
+
+/**
+ * The native CPU backend: C++ kernels (native/) for AVX-512, AVX2+FMA or plain x86-64,
+ * chosen with cpuid, on the arrays' own memory (no copies, any Float32Array works).
+ * Throws a TroupeError saying why when the addon is not available.
+ *
+ * @example
+ * const kernels = createNativeKernels({ threads: 2 });
+ * kernels.matmul({ a, b, c, m: 64, k: 32, n: 16 });
+ */
+export function createNativeKernels(options: NativeKernelOptions = {}): NativeKernels {
+  const threads = options.threads ?? 2;
+  if (threads !== 1 && threads !== 2) {
+    throw new TroupeError('config', `kernel threads must be 1 or 2, got ${String(threads)}`);
+  }
+  const load = loadNativeBinding();
+  if (!load.binding) {
+    throw new TroupeError('engine', `the native backend is not available: ${load.reason}. Use engine.backend: wasm (or --backend wasm)`);
+  }
+  const binding = load.binding;
+  const isa = options.isa === undefined || options.isa === 'auto' ? binding.isas[0]! : options.isa;
+  if (!binding.isas.includes(isa)) {
+    throw new TroupeError('engine', `instruction set '${isa}' is not available on this CPU; available: ${binding.isas.join(', ')}`);
+  }
+  const ops = options.parallelFrom === undefined
+    ? binding.create(isa, threads)
+    : binding.create(isa, threads, options.parallelFrom, options.rowsParallelFrom ?? options.parallelFrom);
+  const ropeTables = new RopeTables(binding);
+  return {
+    name: `native-${isa}`,
+    threads,
+    isa,
+    dispose: async () => {},
+    alloc: (length) => binding.alloc(length),
+    free: (array) => binding.free(array),
+    matmul(args) {
+      checkMatmul(args);
+      const flags = (args.transA ? TRANS_A : 0) | (args.transB ? TRANS_B : 0) | (args.accumulate ? ACCUMULATE : 0);
+      ops.matmul(args.a, args.b, args.c, args.m, args.n, args.k, flags);
+    },
+    add(a, b, out) {
+      checkSameLength('add', { a, b, out });
+      ops.add(a, b, out);
+    },
+    mul(a, b, out) {
+      checkSameLength('mul', { a, b, out });
+      ops.mul(a, b, out);
+    },
+    axpy(alpha, x, y) {
+      checkSameLength('axpy', { x, y });
+      ops.axpy(alpha, x, y);
+    },
+    sumSquares: (x) => ops.sumSquares(x),
+    rmsNorm(x, weight, out, invRms, rows, d, eps) {
+      checkDims('rmsNorm', { rows, d });
+      checkLength('rmsNorm', 'x', x, rows * d);
+      checkLength('rmsNorm', 'out', out, rows * d);
+      checkLength('rmsNorm', 'weight', weight, d);
+      checkLength('rmsNorm', 'invRms', invRms, rows);
+      ops.rmsNorm(x, weight, out, invRms, rows, d, eps);
+    },
+    rmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d) {
+      checkDims('rmsNormBackward', { rows, d });
+      for (const [name, arr] of Object.entries({ x, dOut, dx })) checkLength('rmsNormBackward', name, arr, rows * d);
+      checkLength('rmsNormBackward', 'weight', weight, d);
+      checkLength('rmsNormBackward', 'dWeight', dWeight, d);
+      checkLength('rmsNormBackward', 'invRms', invRms, rows);
+      ops.rmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d);
+    },
+    causalSoftmax(scores, rows, cols, offset, scale) {
+      checkDims('causalSoftmax', { rows, cols });
+      checkLength('causalSoftmax', 'scores', scores, rows * cols);
+      if (!Number.isInteger(offset)) throw new TroupeError('engine', `causalSoftmax: offset must be an integer, got ${offset}`);
+      ops.causalSoftmax(scores, rows, cols, offset, scale);
+    },
+    causalSoftmaxBackward(p, dP, rows, cols, scale) {
+      checkDims('causalSoftmaxBackward', { rows, cols });
+      checkLength('causalSoftmaxBackward', 'p', p, rows * cols);
+      checkLength('causalSoftmaxBackward', 'dP', dP, rows * cols);
+      ops.causalSoftmaxBackward(p, dP, rows, cols, scale);
+    },
+    swiglu(gate, up, out) {
+      checkSameLength('swiglu', { gate, up, out });
+      ops.swiglu(gate, up, out);
+    },
+    swigluBackward(gate, up, dOut, dGate, dUp) {
+      checkSameLength('swigluBackward', { gate, up, dOut, dGate, dUp });
+      ops.swigluBackward(gate, up, dOut, dGate, dUp);
+    },
+    rope(x, positions, tokens, heads, headDim, invFreq, inverse) {
+      checkDims('rope', { tokens, heads, headDim });
+      checkLength('rope', 'x', x, tokens * heads * headDim);
+      checkLength('rope', 'positions', positions, tokens);
+      checkLength('rope', 'invFreq', invFreq, headDim >> 1);
+      if (tokens === 0 || heads === 0 || headDim < 2) return;
+      const table = ropeTables.get(positions, tokens, invFreq.subarray(0, headDim >> 1));
+      ops.rope(x, positions, table.cos, table.sin, tokens, heads, headDim, inverse ? -1 : 1);
+    },
+    logSoftmax(logits, rows, vocab) {
+      checkDims('logSoftmax', { rows, vocab });
+      checkLength('logSoftmax', 'logits', logits, rows * vocab);
+      ops.logSoftmax(logits, rows, vocab);
+    },
+    adamw(param, grad, m, v, o) {
+      checkSameLength('adamw', { param, grad, m, v });
+      const c1 = 1 / (1 - Math.pow(o.beta1, o.step));
+      const c2 = 1 / (1 - Math.pow(o.beta2, o.step));
+      ops.adamw(param, grad, m, v, o.lr, o.beta1, o.beta2, o.eps, 1 - o.lr * o.weightDecay, c1, c2);
+    },
+  };
+}
