@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { loadNativeBinding } from '../engine/kernels/native-binding.js';
 import { llamaConfig } from '../engine/model/llama-config.js';
 import { benchEngine, busyWarning, formatEngineBench } from './bench-command.js';
 
@@ -12,7 +13,7 @@ test('bench engine (tiny settings) gives every field of issue 3 as a positive nu
   const config = llamaConfig({ hidden: 16, layers: 1, heads: 2, intermediate: 32, vocab: 64, context: 32 });
   const lines: string[] = [];
   const result = await benchEngine({
-    threads: 1, config, batch: 2, context: 8, trainSteps: 1, samplingRuns: 1, decodeTokens: 3, prefillTokens: 4,
+    threads: 1, backend: 'wasm', config, batch: 2, context: 8, trainSteps: 1, samplingRuns: 1, decodeTokens: 3, prefillTokens: 4,
     matmulRuns: 1, matmulMinBatchMs: 0, busySampleMs: 20, progress: (line) => lines.push(line),
   });
   const parsed = JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
@@ -27,11 +28,27 @@ test('bench engine (tiny settings) gives every field of issue 3 as a positive nu
   assert.equal(result.parameters, 2 * 64 * 16 + 4 * 16 * 16 + 3 * 16 * 32 + 3 * 16);
   assert.equal(result.load_start.length, 3);
   assert.ok(result.machine.simd.startsWith('wasm-'));
+  assert.equal(result.backend, 'wasm');
   assert.equal(lines.length, 3);
 
   const text = formatEngineBench(result);
   assert.match(text, /decode, batch 1 .* tok\/s/);
   assert.match(text, new RegExp(`${result.machine.cores} cores`));
+});
+
+test('bench engine names the backend it measured: native when asked (and the addon is built)', async (t) => {
+  const config = llamaConfig({ hidden: 16, layers: 1, heads: 2, intermediate: 32, vocab: 64, context: 32 });
+  const tiny = { threads: 1, config, batch: 2, context: 8, trainSteps: 1, samplingRuns: 1, decodeTokens: 3, prefillTokens: 4, matmulRuns: 1, matmulMinBatchMs: 0, busySampleMs: 20 } as const;
+  if (!loadNativeBinding().binding) {
+    // Only an install with TROUPE_NO_NATIVE=1 gets here (native.test.ts fails otherwise): auto is wasm.
+    assert.equal((await benchEngine(tiny)).backend, 'wasm');
+    return;
+  }
+  const result = await benchEngine({ ...tiny, backend: 'native' });
+  assert.equal(result.backend, 'native');
+  assert.match(result.machine.simd, /^native-(avx512|avx2|baseline)$/);
+  assert.ok(result.train_step_ms > 0 && result.decode_b1_tok_s > 0);
+  t.diagnostic(`native: ${result.machine.simd}`);
 });
 
 test('busyWarning speaks from half the cores busy on', () => {

@@ -7,6 +7,7 @@
  *   npx troupe bench engine              # a table, with the machine and its load
  *   npx troupe bench engine --json       # one JSON object (fields below)
  *   npx troupe bench engine --threads 1  # training and sampling on one thread
+ *   npx troupe bench engine --backend wasm --json   # the WebAssembly kernels (default: auto)
  *
  * Numbers on a shared machine are only as good as its idle time: the load average at the
  * start is printed, with a warning when other processes compete for the cores.
@@ -15,16 +16,20 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Command, Option } from 'commander';
 import { measureOtherCpuBusy } from './cpu-busy.js';
-import { threadsFromEnv } from '../engine/kernels/get-kernels.js';
+import type { BackendName } from '../engine/kernels/backend-name.js';
+import { createKernels, resolveBackend, threadsFromEnv } from '../engine/kernels/get-kernels.js';
 import { measureMatmul, type MatmulShape } from '../engine/kernels/measure-matmul.js';
-import { createWasmKernels, type WasmKernels } from '../engine/kernels/wasm-kernels.js';
+import type { Kernels } from '../engine/kernels/types.js';
 import type { LlamaConfig } from '../engine/model/llama-config.js';
 import { benchSampling } from '../engine/sampling/bench-sampling.js';
 import { BENCH_MODEL, timeTrainStep } from '../engine/train-step-bench.js';
+import { backendOption } from './backend-option.js';
 
 export interface EngineBenchOptions {
   /** Threads for the training step and sampling (matmuls are measured on both). Default 2. */
   readonly threads?: 1 | 2;
+  /** Kernels to measure (default auto: native when the addon loaded). */
+  readonly backend?: BackendName;
   /** Model, batch and context of the training step; defaults are the standard benchmark. */
   readonly config?: LlamaConfig;
   readonly batch?: number;
@@ -75,6 +80,8 @@ export interface EngineBenchResult {
   readonly load_end: readonly number[];
   /** Share of all cores' time (0-1) other work used just before the bench; null where unmeasurable. */
   readonly busy_start: number | null;
+  /** The kernels measured: 'native' or 'wasm' (machine.simd names the instruction set). */
+  readonly backend: 'native' | 'wasm';
 }
 
 const MATMUL_256: MatmulShape = { m: 256, k: 256, n: 256 };
@@ -117,10 +124,11 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<Eng
   const load_start = os.loadavg().map((x) => round(x, 2));
   const busy = await measureOtherCpuBusy(options.busySampleMs ?? 500);
   const busy_start = busy === undefined ? null : round(busy, 2);
-  const one = await createWasmKernels({ threads: 1 });
-  const two = await createWasmKernels({ threads: 2 });
+  const backend = resolveBackend(options.backend ?? 'auto');
+  const one = await createKernels({ backend, threads: 1 });
+  const two = await createKernels({ backend, threads: 2 });
   try {
-    const matmul = (kernels: WasmKernels, shape: MatmulShape): number =>
+    const matmul = (kernels: Kernels, shape: MatmulShape): number =>
       round(measureMatmul(kernels, shape, { runs: options.matmulRuns ?? 5, minBatchMs: options.matmulMinBatchMs ?? 30 }).gflops, 2);
     progress('matmul 256x256x256 and 64x512x2048 on 1 and 2 threads');
     const matmul_256_gflops_1t = matmul(one, MATMUL_256);
@@ -158,10 +166,10 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<Eng
       load_start,
       load_end: os.loadavg().map((x) => round(x, 2)),
       busy_start,
+      backend,
     };
   } finally {
-    await one.dispose();
-    await two.dispose();
+    for (const kernels of [one, two]) await (kernels as Kernels & { dispose?: () => Promise<void> }).dispose?.();
   }
 }
 
@@ -201,9 +209,10 @@ export function benchCommand(): Command {
     .description('training step, decoding, prefill and matmul speed of the embedded engine on the standard benchmark model')
     .option('--json', 'print one JSON object instead of a table', false)
     .addOption(new Option('--threads <n>', 'threads for training and sampling (default: TROUPE_THREADS or 2)').choices(['1', '2']))
-    .action(async (opts: { json: boolean; threads?: '1' | '2' }) => {
+    .addOption(backendOption())
+    .action(async (opts: { json: boolean; threads?: '1' | '2'; backend?: BackendName }) => {
       const threads = opts.threads === undefined ? threadsFromEnv() : (Number(opts.threads) as 1 | 2);
-      const result = await benchEngine({ threads, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
+      const result = await benchEngine({ threads, backend: opts.backend, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
       const warning = busyWarning(result.load_start[0] ?? 0, result.machine.cores, result.busy_start);
       if (opts.json && warning !== undefined) process.stderr.write(`troupe bench: warning: ${warning}\n`);
       process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : formatEngineBench(result));

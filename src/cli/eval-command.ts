@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../config/load-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
+import type { BackendName } from '../engine/kernels/backend-name.js';
 import { getTask } from '../envs/registry.js';
 import { evaluate, type EvalResult } from '../train/evaluate.js';
 import { playingPolicies } from '../train/playing-policies.js';
 import { TroupeError } from '../util/errors.js';
+import { backendOption, withBackendSet } from './backend-option.js';
 
 export interface EvalCommandOptions {
   readonly target: string;
@@ -65,8 +67,9 @@ export function evalCommand(): Command {
       return n;
     })
     .option('--json', 'print one JSON object')
-    .action(async (target: string, opts: { set: string[]; tasks?: number; json?: boolean }) => {
-      const result = await runEvalCommand({ target, set: opts.set, tasks: opts.tasks });
+    .addOption(backendOption())
+    .action(async (target: string, opts: { set: string[]; tasks?: number; json?: boolean; backend?: BackendName }) => {
+      const result = await runEvalCommand({ target, set: withBackendSet(opts.set, opts.backend), tasks: opts.tasks });
       process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : formatEval(result));
     });
 }

@@ -11,9 +11,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { TroupeError } from '../util/errors.js';
+import { backendOption } from './backend-option.js';
 import { Tape } from '../engine/autograd/tape.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel, loadModelAdapter, saveModel } from '../engine/io/model-checkpoint.js';
+import type { BackendName } from '../engine/kernels/backend-name.js';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { createReferenceKernels } from '../engine/kernels/reference.js';
 import type { Kernels } from '../engine/kernels/types.js';
@@ -186,8 +188,9 @@ export function registerModelCommand(program: Command): void {
     .option('--tokenizer-from-text <file>', 'build a character tokenizer from the characters of a text file')
     .option('--overwrite', 'replace an existing non-empty output folder', false)
     .requiredOption('--out <dir>', 'output folder')
-    .action(async (opts: ModelInitOptions) => {
-      const { config, parameters } = modelInit(opts, await getKernels());
+    .addOption(backendOption())
+    .action(async (opts: ModelInitOptions & { backend?: BackendName }) => {
+      const { config, parameters } = modelInit(opts, await getKernels(opts.backend));
       process.stdout.write(`wrote ${opts.out}: ${config.num_hidden_layers} layers, hidden ${config.hidden_size}, vocab ${config.vocab_size}, ${parameters} parameters\n`);
     });
 
@@ -206,8 +209,9 @@ export function registerModelCommand(program: Command): void {
     .option('--bos', 'prepend the BOS token to --text', false)
     .option('--adapter <dir>', 'apply a PEFT LoRA adapter folder')
     .option('--json', 'print a JSON array (one number per token after the first)', false)
-    .action(async (dir: string, opts: ModelLogprobsOptions & { json: boolean }) => {
-      const { ids, logprobs, tokenizer } = modelLogprobs(dir, opts, await getKernels());
+    .addOption(backendOption())
+    .action(async (dir: string, opts: ModelLogprobsOptions & { json: boolean; backend?: BackendName }) => {
+      const { ids, logprobs, tokenizer } = modelLogprobs(dir, opts, await getKernels(opts.backend));
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(logprobs)}\n`);
         return;

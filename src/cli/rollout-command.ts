@@ -14,6 +14,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
+import type { BackendName } from '../engine/kernels/backend-name.js';
 import { getTask } from '../envs/registry.js';
 import { rollout } from '../rollout/rollout.js';
 import { sampleToJson } from '../rollout/sample-json.js';
@@ -21,6 +22,7 @@ import { summarizeRollout, type RolloutSummary } from '../rollout/summarize-roll
 import { playingPolicies } from '../train/playing-policies.js';
 import { successOf, trainSuccessName } from '../train/metrics/success-of.js';
 import { TroupeError } from '../util/errors.js';
+import { backendOption, withBackendSet } from './backend-option.js';
 
 export interface RolloutCommandOptions {
   readonly config: string;
@@ -108,7 +110,8 @@ export function rolloutCommand(): Command {
       if (!Number.isInteger(n) || n < 1) throw new TroupeError('input', `--tasks: expected a whole number >= 1, got ${JSON.stringify(v)}`);
       return n;
     })
-    .action(async (config: string, opts: { out: string; set: string[]; tasks?: number }) => {
-      await runRolloutCommand({ config, out: opts.out, set: opts.set, ...(opts.tasks === undefined ? {} : { tasks: opts.tasks }) });
+    .addOption(backendOption())
+    .action(async (config: string, opts: { out: string; set: string[]; tasks?: number; backend?: BackendName }) => {
+      await runRolloutCommand({ config, out: opts.out, set: withBackendSet(opts.set, opts.backend), ...(opts.tasks === undefined ? {} : { tasks: opts.tasks }) });
     });
 }

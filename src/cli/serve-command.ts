@@ -13,12 +13,14 @@
  */
 import { Command } from 'commander';
 import type { HubEnv } from '../engine/hub/types.js';
+import type { BackendName } from '../engine/kernels/backend-name.js';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { loadServedModels } from '../serve/load-served-models.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { cachedBaseModels, resolveModelArgument, type BaseModelSource } from '../serve/tinker/base-models.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { TroupeError } from '../util/errors.js';
+import { backendOption } from './backend-option.js';
 
 export interface ServeCommandOptions {
   readonly dir: string;
@@ -28,11 +30,13 @@ export interface ServeCommandOptions {
   readonly name?: string;
   readonly windowMs: number;
   readonly seed: number;
+  /** Kernels (default auto). */
+  readonly backend?: BackendName;
   readonly print?: (text: string) => void;
 }
 
 export async function runServeCommand(options: ServeCommandOptions): Promise<RunningServer> {
-  const models = loadServedModels(await getKernels(), options.dir, options.name === undefined ? {} : { name: options.name });
+  const models = loadServedModels(await getKernels(options.backend), options.dir, options.name === undefined ? {} : { name: options.name });
   const server = await startServer({ models, host: options.host, port: options.port, windowMs: options.windowMs, seed: options.seed });
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const lines = models.map((m) => `  ${m.name.padEnd(24)} ${m.adapter === undefined ? 'model  ' : 'adapter'} ${m.root}  (chat template: ${m.chatTemplate.source})`);
@@ -50,6 +54,8 @@ export interface TinkerServeCommandOptions {
   readonly host: string;
   readonly port: number;
   readonly seed: number;
+  /** Kernels (default auto). */
+  readonly backend?: BackendName;
   readonly print?: (text: string) => void;
 }
 
@@ -60,7 +66,7 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   const cached = options.hfCache === false ? [] : cachedBaseModels(options.hubEnv).filter((c) => !named.some((m) => m.name === c.name));
   const models = [...named, ...cached];
   if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
-  const server = await startTinkerServer({ kernels: await getKernels(), models, host: options.host, port: options.port, seed: options.seed });
+  const server = await startTinkerServer({ kernels: await getKernels(options.backend), models, host: options.host, port: options.port, seed: options.seed });
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url})\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
   return server;
@@ -85,9 +91,10 @@ export function serveCommand(): Command {
     .option('--name <name>', 'served name of the base model (default: the folder name)')
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
-    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean }) => {
+    .addOption(backendOption())
+    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; backend?: BackendName }) => {
       let server: { close(): Promise<void> };
-      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed });
+      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, backend: opts.backend });
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else server = await runServeCommand({ dir, ...opts });
       await new Promise<void>((resolve) => {

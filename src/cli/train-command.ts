@@ -6,7 +6,9 @@
  *   npx troupe train examples/plan-path-train.yaml --resume        # continue a stopped run
  */
 import { Command } from 'commander';
+import type { BackendName } from '../engine/kernels/backend-name.js';
 import { runTraining } from '../train/run-training.js';
+import { backendOption, withBackendSet } from './backend-option.js';
 
 export function trainCommand(): Command {
   return new Command('train')
@@ -15,8 +17,9 @@ export function trainCommand(): Command {
     .option('--set <key=value>', 'override one config key (repeatable), e.g. --set train.steps=20', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--run-dir <dir>', 'run folder (default runs/<name>)')
     .option('--resume', 'continue the run in the run folder from its newest checkpoint')
-    .action(async (config: string, opts: { set: string[]; runDir?: string; resume?: boolean }) => {
-      const result = await runTraining({ config, set: opts.set, runDir: opts.runDir, resume: opts.resume });
+    .addOption(backendOption())
+    .action(async (config: string, opts: { set: string[]; runDir?: string; resume?: boolean; backend?: BackendName }) => {
+      const result = await runTraining({ config, set: withBackendSet(opts.set, opts.backend), runDir: opts.runDir, resume: opts.resume });
       if (result.interrupted) process.exitCode = 130;
     });
 }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { advantageSection } from './advantage-section.js';
+import { engineSection } from './engine-section.js';
 import { magrpoSection } from './magrpo-section.js';
 import { policySection } from './policy-section.js';
 import { rolloutSection } from './rollout-section.js';
@@ -22,6 +23,7 @@ export const sections = {
   model: modelSection,
   warm_start: warmStartSection,
   train: trainSection,
+  engine: engineSection,
 };
 
 export const configSchema = z.strictObject({

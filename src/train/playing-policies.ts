@@ -56,7 +56,7 @@ async function kindPolicies(config: ResolvedConfig, task: TaskDefinition<Env, an
 }
 
 async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
-  const kernels = await getKernels();
+  const kernels = await getKernels(config.engine.backend);
   const roleToPolicy = assignRoles(config.policy.map, roles);
   const checkpoint = runDir ? listCheckpoints(runDir).at(-1) : undefined;
   const byId = new Map<string, Policy>();

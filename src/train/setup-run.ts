@@ -85,7 +85,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
   const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
   const rollout = rolloutOptions(config);
-  const kernels = await getKernels();
+  const kernels = await getKernels(config.engine.backend);
   const roles = team.roles.map((r) => r.name);
   const spec = config.policy.map;
   const roleToPolicy = assignRoles(spec, roles);

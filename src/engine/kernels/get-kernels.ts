@@ -1,8 +1,11 @@
 import { TroupeError } from '../../util/errors.js';
+import { BACKEND_NAMES, type BackendName } from './backend-name.js';
+import { loadNativeBinding } from './native-binding.js';
+import { createNativeKernels } from './native-kernels.js';
 import type { Kernels } from './types.js';
 import { createWasmKernels } from './wasm-kernels.js';
 
-let shared: Promise<Kernels> | undefined;
+const shared = new Map<string, Promise<Kernels>>();
 
 /** Thread count from TROUPE_THREADS (1 or 2; default 2). */
 export function threadsFromEnv(env: NodeJS.ProcessEnv = process.env): 1 | 2 {
@@ -12,11 +15,41 @@ export function threadsFromEnv(env: NodeJS.ProcessEnv = process.env): 1 | 2 {
   throw new TroupeError('config', `TROUPE_THREADS must be 1 or 2, got '${value}'; unset it to use 2 threads`);
 }
 
+/** Backend from TROUPE_BACKEND (auto, native or wasm; default auto). */
+export function backendFromEnv(env: NodeJS.ProcessEnv = process.env): BackendName {
+  const value = env.TROUPE_BACKEND;
+  if (value === undefined || value === '') return 'auto';
+  if ((BACKEND_NAMES as readonly string[]).includes(value)) return value as BackendName;
+  throw new TroupeError('config', `TROUPE_BACKEND must be one of ${BACKEND_NAMES.join(', ')}, got '${value}'; unset it for auto`);
+}
+
 /**
- * The process-wide default kernels (WASM SIMD, threads from TROUPE_THREADS), created on
- * first use. Its idle worker does not keep the process alive.
+ * The concrete backend `backend` means here: `auto` is TROUPE_BACKEND when set, else native
+ * when the addon loaded, else wasm.
  */
-export function getKernels(): Promise<Kernels> {
-  shared ??= createWasmKernels({ threads: threadsFromEnv() });
-  return shared;
+export function resolveBackend(backend: BackendName, env: NodeJS.ProcessEnv = process.env): 'native' | 'wasm' {
+  const chosen = backend === 'auto' ? backendFromEnv(env) : backend;
+  if (chosen !== 'auto') return chosen;
+  return loadNativeBinding(env).binding ? 'native' : 'wasm';
+}
+
+/** New kernels of a backend (callers that need their own, such as benchmarks). */
+export async function createKernels(options: { backend?: BackendName; threads?: 1 | 2 } = {}): Promise<Kernels> {
+  const threads = options.threads ?? threadsFromEnv();
+  const backend = resolveBackend(options.backend ?? 'auto');
+  return backend === 'native' ? createNativeKernels({ threads }) : createWasmKernels({ threads });
+}
+
+/**
+ * The process-wide kernels of a backend (default auto), threads from TROUPE_THREADS,
+ * created on first use. Idle helper threads never keep the process alive.
+ */
+export function getKernels(backend: BackendName = 'auto'): Promise<Kernels> {
+  const resolved = resolveBackend(backend);
+  let kernels = shared.get(resolved);
+  if (!kernels) {
+    kernels = createKernels({ backend: resolved });
+    shared.set(resolved, kernels);
+  }
+  return kernels;
 }
