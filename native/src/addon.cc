@@ -110,15 +110,16 @@ napi_value Matmul(napi_env env, napi_callback_info info) {
   return c.undefined();
 }
 
-// add / mul: (a, b, out), n = out.length.
-template <int Op>
+// add / mul / swiglu: (a, b, out) element-wise, n = out.length.
+using BinaryKernel = void (*IsaKernels::*)(const float*, const float*, float*, long);
+template <BinaryKernel Kernel>
 napi_value Binary(napi_env env, napi_callback_info info) {
-  Call c(env, info, Op == 0 ? "add" : "mul");
+  Call c(env, info, Kernel == &IsaKernels::add ? "add" : Kernel == &IsaKernels::mul ? "mul" : "swiglu");
   long n = c.length(2, "out");
   const float* a = c.f32(0, "a", n);
   const float* b = c.f32(1, "b", n);
   float* out = c.f32(2, "out", n);
-  if (c.ok) (Op == 0 ? c.instance->isa->add : c.instance->isa->mul)(a, b, out, n);
+  if (c.ok) (c.instance->isa->*Kernel)(a, b, out, n);
   return c.undefined();
 }
 
@@ -187,16 +188,6 @@ napi_value CausalSoftmaxBackward(napi_env env, napi_callback_info info) {
   const float* p = c.f32(0, "p", rows * cols);
   float* dp = c.f32(1, "dP", rows * cols);
   if (c.ok) c.instance->isa->causal_softmax_backward(p, dp, rows, cols, scale);
-  return c.undefined();
-}
-
-napi_value Swiglu(napi_env env, napi_callback_info info) {
-  Call c(env, info, "swiglu");
-  long n = c.length(2, "out");
-  const float* gate = c.f32(0, "gate", n);
-  const float* up = c.f32(1, "up", n);
-  float* out = c.f32(2, "out", n);
-  if (c.ok) c.instance->isa->swiglu(gate, up, out, n);
   return c.undefined();
 }
 
@@ -336,15 +327,15 @@ napi_value Create(napi_env env, napi_callback_info info) {
   napi_value object;
   napi_create_object(env, &object);
   AddFunction(env, object, "matmul", Matmul, instance);
-  AddFunction(env, object, "add", Binary<0>, instance);
-  AddFunction(env, object, "mul", Binary<1>, instance);
+  AddFunction(env, object, "add", Binary<&IsaKernels::add>, instance);
+  AddFunction(env, object, "mul", Binary<&IsaKernels::mul>, instance);
   AddFunction(env, object, "axpy", Axpy, instance);
   AddFunction(env, object, "sumSquares", SumSquares, instance);
   AddFunction(env, object, "rmsNorm", RmsNorm, instance);
   AddFunction(env, object, "rmsNormBackward", RmsNormBackward, instance);
   AddFunction(env, object, "causalSoftmax", CausalSoftmax, instance);
   AddFunction(env, object, "causalSoftmaxBackward", CausalSoftmaxBackward, instance);
-  AddFunction(env, object, "swiglu", Swiglu, instance);
+  AddFunction(env, object, "swiglu", Binary<&IsaKernels::swiglu>, instance);
   AddFunction(env, object, "swigluBackward", SwigluBackward, instance);
   AddFunction(env, object, "rope", Rope, instance);
   AddFunction(env, object, "logSoftmax", LogSoftmax, instance);

@@ -35,6 +35,38 @@ export function checkMatmul(args: MatmulArgs | MatmulBf16Args, op = 'matmul'): v
   checkLength(op, 'c', args.c, m * n);
 }
 
+/** The arguments of Kernels.rmsNorm (see types.ts). */
+export function checkRmsNorm(x: Float32Array, weight: Float32Array, out: Float32Array, invRms: Float32Array, rows: number, d: number): void {
+  checkDims('rmsNorm', { rows, d });
+  checkLength('rmsNorm', 'x', x, rows * d);
+  checkLength('rmsNorm', 'out', out, rows * d);
+  checkLength('rmsNorm', 'weight', weight, d);
+  checkLength('rmsNorm', 'invRms', invRms, rows);
+}
+
+/** The arguments of Kernels.rmsNormBackward. */
+export function checkRmsNormBackward(x: Float32Array, weight: Float32Array, invRms: Float32Array, dOut: Float32Array, dx: Float32Array, dWeight: Float32Array, rows: number, d: number): void {
+  checkDims('rmsNormBackward', { rows, d });
+  for (const [name, arr] of Object.entries({ x, dOut, dx })) checkLength('rmsNormBackward', name, arr, rows * d);
+  checkLength('rmsNormBackward', 'weight', weight, d);
+  checkLength('rmsNormBackward', 'dWeight', dWeight, d);
+  checkLength('rmsNormBackward', 'invRms', invRms, rows);
+}
+
+/** The arguments of Kernels.rope: x is [tokens, heads, headDim], invFreq has headDim/2 entries. */
+export function checkRope(x: Float32Array, positions: Int32Array, invFreq: Float32Array, tokens: number, heads: number, headDim: number): void {
+  checkDims('rope', { tokens, heads, headDim });
+  checkLength('rope', 'x', x, tokens * heads * headDim);
+  checkLength('rope', 'positions', positions, tokens);
+  checkLength('rope', 'invFreq', invFreq, headDim >> 1);
+}
+
+/** A rows x cols matrix argument of a row-wise op (softmax, log-softmax). */
+export function checkRows(op: string, name: string, array: Float32Array, rows: number, cols: number): void {
+  checkDims(op, { rows, cols });
+  checkLength(op, name, array, rows * cols);
+}
+
 export function checkSameLength(op: string, arrays: Record<string, ArrayLike<number>>): number {
   let length = -1;
   for (const name in arrays) {

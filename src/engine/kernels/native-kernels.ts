@@ -1,5 +1,5 @@
 import { TroupeError } from '../../util/errors.js';
-import { checkDims, checkLength, checkMatmul, checkSameLength } from './check-shapes.js';
+import { checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { loadNativeBinding } from './native-binding.js';
 import { RopeTables } from './rope-table.js';
 import type { Kernels } from './types.js';
@@ -79,31 +79,21 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
     },
     sumSquares: (x) => ops.sumSquares(x),
     rmsNorm(x, weight, out, invRms, rows, d, eps) {
-      checkDims('rmsNorm', { rows, d });
-      checkLength('rmsNorm', 'x', x, rows * d);
-      checkLength('rmsNorm', 'out', out, rows * d);
-      checkLength('rmsNorm', 'weight', weight, d);
-      checkLength('rmsNorm', 'invRms', invRms, rows);
+      checkRmsNorm(x, weight, out, invRms, rows, d);
       ops.rmsNorm(x, weight, out, invRms, rows, d, eps);
     },
     rmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d) {
-      checkDims('rmsNormBackward', { rows, d });
-      for (const [name, arr] of Object.entries({ x, dOut, dx })) checkLength('rmsNormBackward', name, arr, rows * d);
-      checkLength('rmsNormBackward', 'weight', weight, d);
-      checkLength('rmsNormBackward', 'dWeight', dWeight, d);
-      checkLength('rmsNormBackward', 'invRms', invRms, rows);
+      checkRmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d);
       ops.rmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d);
     },
     causalSoftmax(scores, rows, cols, offset, scale) {
-      checkDims('causalSoftmax', { rows, cols });
-      checkLength('causalSoftmax', 'scores', scores, rows * cols);
+      checkRows('causalSoftmax', 'scores', scores, rows, cols);
       if (!Number.isInteger(offset)) throw new TroupeError('engine', `causalSoftmax: offset must be an integer, got ${offset}`);
       ops.causalSoftmax(scores, rows, cols, offset, scale);
     },
     causalSoftmaxBackward(p, dP, rows, cols, scale) {
-      checkDims('causalSoftmaxBackward', { rows, cols });
-      checkLength('causalSoftmaxBackward', 'p', p, rows * cols);
-      checkLength('causalSoftmaxBackward', 'dP', dP, rows * cols);
+      checkRows('causalSoftmaxBackward', 'p', p, rows, cols);
+      checkRows('causalSoftmaxBackward', 'dP', dP, rows, cols);
       ops.causalSoftmaxBackward(p, dP, rows, cols, scale);
     },
     swiglu(gate, up, out) {
@@ -115,17 +105,13 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
       ops.swigluBackward(gate, up, dOut, dGate, dUp);
     },
     rope(x, positions, tokens, heads, headDim, invFreq, inverse) {
-      checkDims('rope', { tokens, heads, headDim });
-      checkLength('rope', 'x', x, tokens * heads * headDim);
-      checkLength('rope', 'positions', positions, tokens);
-      checkLength('rope', 'invFreq', invFreq, headDim >> 1);
+      checkRope(x, positions, invFreq, tokens, heads, headDim);
       if (tokens === 0 || heads === 0 || headDim < 2) return;
       const table = ropeTables.get(positions, tokens, invFreq.subarray(0, headDim >> 1));
       ops.rope(x, positions, table.cos, table.sin, tokens, heads, headDim, inverse ? -1 : 1);
     },
     logSoftmax(logits, rows, vocab) {
-      checkDims('logSoftmax', { rows, vocab });
-      checkLength('logSoftmax', 'logits', logits, rows * vocab);
+      checkRows('logSoftmax', 'logits', logits, rows, vocab);
       ops.logSoftmax(logits, rows, vocab);
     },
     adamw(param, grad, m, v, o) {

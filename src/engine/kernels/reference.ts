@@ -1,4 +1,4 @@
-import { checkDims, checkLength, checkMatmul, checkSameLength } from './check-shapes.js';
+import { checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import type { Kernels, MatmulArgs, MatmulBf16Args } from './types.js';
 
 /**
@@ -97,11 +97,7 @@ function matmulBf16(args: MatmulBf16Args): void {
 }
 
 function rmsNorm(x: Float32Array, weight: Float32Array, out: Float32Array, invRms: Float32Array, rows: number, d: number, eps: number): void {
-  checkDims('rmsNorm', { rows, d });
-  checkLength('rmsNorm', 'x', x, rows * d);
-  checkLength('rmsNorm', 'out', out, rows * d);
-  checkLength('rmsNorm', 'weight', weight, d);
-  checkLength('rmsNorm', 'invRms', invRms, rows);
+  checkRmsNorm(x, weight, out, invRms, rows, d);
   for (let r = 0; r < rows; r++) {
     let sum = 0;
     for (let i = 0; i < d; i++) sum += x[r * d + i]! ** 2;
@@ -112,11 +108,7 @@ function rmsNorm(x: Float32Array, weight: Float32Array, out: Float32Array, invRm
 }
 
 function rmsNormBackward(x: Float32Array, weight: Float32Array, invRms: Float32Array, dOut: Float32Array, dx: Float32Array, dWeight: Float32Array, rows: number, d: number): void {
-  checkDims('rmsNormBackward', { rows, d });
-  for (const [name, arr] of Object.entries({ x, dOut, dx })) checkLength('rmsNormBackward', name, arr, rows * d);
-  checkLength('rmsNormBackward', 'weight', weight, d);
-  checkLength('rmsNormBackward', 'dWeight', dWeight, d);
-  checkLength('rmsNormBackward', 'invRms', invRms, rows);
+  checkRmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d);
   for (let r = 0; r < rows; r++) {
     const inv = invRms[r]!;
     // y_i = x_i * inv * w_i with inv = (mean(x^2) + eps)^-1/2, so
@@ -134,8 +126,7 @@ function rmsNormBackward(x: Float32Array, weight: Float32Array, invRms: Float32A
 }
 
 function causalSoftmax(scores: Float32Array, rows: number, cols: number, offset: number, scale: number): void {
-  checkDims('causalSoftmax', { rows, cols });
-  checkLength('causalSoftmax', 'scores', scores, rows * cols);
+  checkRows('causalSoftmax', 'scores', scores, rows, cols);
   for (let r = 0; r < rows; r++) {
     const base = r * cols;
     const last = Math.min(cols - 1, r + offset); // inclusive; < 0 means the row sees nothing
@@ -150,9 +141,8 @@ function causalSoftmax(scores: Float32Array, rows: number, cols: number, offset:
 }
 
 function causalSoftmaxBackward(p: Float32Array, dP: Float32Array, rows: number, cols: number, scale: number): void {
-  checkDims('causalSoftmaxBackward', { rows, cols });
-  checkLength('causalSoftmaxBackward', 'p', p, rows * cols);
-  checkLength('causalSoftmaxBackward', 'dP', dP, rows * cols);
+  checkRows('causalSoftmaxBackward', 'p', p, rows, cols);
+  checkRows('causalSoftmaxBackward', 'dP', dP, rows, cols);
   for (let r = 0; r < rows; r++) {
     const base = r * cols;
     let dot = 0;
@@ -162,11 +152,8 @@ function causalSoftmaxBackward(p: Float32Array, dP: Float32Array, rows: number, 
 }
 
 function rope(x: Float32Array, positions: Int32Array, tokens: number, heads: number, headDim: number, invFreq: Float32Array, inverse: boolean): void {
-  checkDims('rope', { tokens, heads, headDim });
-  checkLength('rope', 'x', x, tokens * heads * headDim);
-  checkLength('rope', 'positions', positions, tokens);
+  checkRope(x, positions, invFreq, tokens, heads, headDim);
   const half = headDim >> 1;
-  checkLength('rope', 'invFreq', invFreq, half);
   const sign = inverse ? -1 : 1;
   for (let t = 0; t < tokens; t++) {
     for (let i = 0; i < half; i++) {
@@ -185,8 +172,7 @@ function rope(x: Float32Array, positions: Int32Array, tokens: number, heads: num
 }
 
 function logSoftmax(logits: Float32Array, rows: number, vocab: number): void {
-  checkDims('logSoftmax', { rows, vocab });
-  checkLength('logSoftmax', 'logits', logits, rows * vocab);
+  checkRows('logSoftmax', 'logits', logits, rows, vocab);
   for (let r = 0; r < rows; r++) {
     const base = r * vocab;
     let max = -Infinity;

@@ -1,6 +1,6 @@
 import { TroupeError } from '../../util/errors.js';
 import { CallArena } from './call-arena.js';
-import { checkDims, checkLength, checkSameLength } from './check-shapes.js';
+import { checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { detectSimdFlavor, type SimdFlavor } from './feature-detect.js';
 import { Heap } from './heap.js';
 import { dispatchMatmul, dispatchMatmulBf16, MATMUL_SCRATCH_BYTES, MATVEC_SPLIT_DEFAULT, type MatmulContext } from './matmul-dispatch.js';
@@ -116,33 +116,23 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
     },
     sumSquares: (x) => call(() => exports.sum_squares(ptr(x, x.length), x.length)),
     rmsNorm(x, weight, out, invRms, rows, d, eps) {
-      checkDims('rmsNorm', { rows, d });
-      checkLength('rmsNorm', 'x', x, rows * d);
-      checkLength('rmsNorm', 'out', out, rows * d);
-      checkLength('rmsNorm', 'weight', weight, d);
-      checkLength('rmsNorm', 'invRms', invRms, rows);
+      checkRmsNorm(x, weight, out, invRms, rows, d);
       call(() => exports.rms_norm(ptr(x, rows * d), ptr(weight, d), ptr(out, rows * d, true), ptr(invRms, rows, true), rows, d, eps));
     },
     rmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d) {
-      checkDims('rmsNormBackward', { rows, d });
-      for (const [name, arr] of Object.entries({ x, dOut, dx })) checkLength('rmsNormBackward', name, arr, rows * d);
-      checkLength('rmsNormBackward', 'weight', weight, d);
-      checkLength('rmsNormBackward', 'dWeight', dWeight, d);
-      checkLength('rmsNormBackward', 'invRms', invRms, rows);
+      checkRmsNormBackward(x, weight, invRms, dOut, dx, dWeight, rows, d);
       call(() => exports.rms_norm_backward(ptr(x, rows * d), ptr(weight, d), ptr(invRms, rows), ptr(dOut, rows * d),
         ptr(dx, rows * d, true), ptr(dWeight, d, true), rows, d));
     },
     causalSoftmax(scores, rows, cols, offset, scale) {
-      checkDims('causalSoftmax', { rows, cols });
-      checkLength('causalSoftmax', 'scores', scores, rows * cols);
+      checkRows('causalSoftmax', 'scores', scores, rows, cols);
       if (!Number.isInteger(offset)) throw new TroupeError('engine', `causalSoftmax: offset must be an integer, got ${offset}`);
       const clamped = Math.max(-rows - 1, Math.min(offset, cols)); // keep r + offset + 1 inside i32
       call(() => exports.causal_softmax(ptr(scores, rows * cols, true), rows, cols, clamped, scale));
     },
     causalSoftmaxBackward(p, dP, rows, cols, scale) {
-      checkDims('causalSoftmaxBackward', { rows, cols });
-      checkLength('causalSoftmaxBackward', 'p', p, rows * cols);
-      checkLength('causalSoftmaxBackward', 'dP', dP, rows * cols);
+      checkRows('causalSoftmaxBackward', 'p', p, rows, cols);
+      checkRows('causalSoftmaxBackward', 'dP', dP, rows, cols);
       call(() => exports.causal_softmax_backward(ptr(p, rows * cols), ptr(dP, rows * cols, true), rows, cols, scale));
     },
     swiglu(gate, up, out) {
@@ -154,18 +144,14 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
       call(() => exports.swiglu_backward(ptr(gate, n), ptr(up, n), ptr(dOut, n), ptr(dGate, n, true), ptr(dUp, n, true), n));
     },
     rope(x, positions, tokens, heads, headDim, invFreq, inverse) {
-      checkDims('rope', { tokens, heads, headDim });
-      checkLength('rope', 'x', x, tokens * heads * headDim);
-      checkLength('rope', 'positions', positions, tokens);
-      checkLength('rope', 'invFreq', invFreq, headDim >> 1);
+      checkRope(x, positions, invFreq, tokens, heads, headDim);
       if (tokens === 0 || heads === 0 || headDim < 2) return;
       const table = ropeTables.get(positions, tokens, invFreq.subarray(0, headDim >> 1));
       call(() => exports.rope(ptr(x, tokens * heads * headDim, true), arena.ptr(positions, tokens, false),
         table.cos.byteOffset, table.sin.byteOffset, tokens, heads, headDim, inverse ? -1 : 1));
     },
     logSoftmax(logits, rows, vocab) {
-      checkDims('logSoftmax', { rows, vocab });
-      checkLength('logSoftmax', 'logits', logits, rows * vocab);
+      checkRows('logSoftmax', 'logits', logits, rows, vocab);
       if (rows === 0 || vocab === 0) return;
       call(() => exports.log_softmax(ptr(logits, rows * vocab, true), rows, vocab, arena.scratch(vocab * 4)));
     },
