@@ -1,11 +1,13 @@
 // Builds the native CPU backend (native/, a Node-API addon) with node-gyp. Run by
 // `npm install` (the package's install script) and by hand: node scripts/build-native.mjs
+// With --if-stale (scripts/run-tests.mjs) it builds only when the addon is missing or older
+// than a file of native/src or binding.gyp, so a checkout that pulled C++ changes is rebuilt.
 //
 // It never fails the install: when TROUPE_NO_NATIVE=1 is set, or the compiler, node-gyp or
 // the Node headers are missing, it prints ONE warning line and exits 0; Troupe then runs on
 // its WebAssembly backend. The compiler's output goes to native/build.log.
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 
@@ -17,6 +19,15 @@ const warn = (reason) => {
 };
 
 if (process.env.TROUPE_NO_NATIVE === '1') warn('TROUPE_NO_NATIVE=1');
+if (process.argv.includes('--if-stale') && upToDate()) process.exit(0);
+
+function upToDate() {
+  const addon = join(root, 'native', 'build', 'Release', 'troupe_native.node');
+  if (!existsSync(addon)) return false;
+  const sources = [join(root, 'native', 'binding.gyp'), ...readdirSync(join(root, 'native', 'src')).map((f) => join(root, 'native', 'src', f))];
+  const built = statSync(addon).mtimeMs;
+  return sources.every((file) => statSync(file).mtimeMs <= built);
+}
 if (process.arch !== 'x64' || process.platform !== 'linux') warn(`no native kernels for ${process.platform}-${process.arch} yet`);
 
 /** node-gyp: the one npm passes to install scripts, a local copy, or the one bundled with npm. */

@@ -23,5 +23,11 @@ if (files.length === 0) {
   console.error(`no test files found under dist/src${filters.length ? ` matching ${filters.join(', ')}` : ''}; run 'npm run build' first`);
   process.exit(1);
 }
+// The native backend's tests need the addon: build it when missing or older than its sources
+// (a checkout that never ran npm install, or pulled C++ changes). Never fails: without a
+// compiler it warns and the native tests report why.
+if (process.env.TROUPE_NO_NATIVE !== '1') {
+  spawnSync(process.execPath, ['scripts/build-native.mjs', '--if-stale'], { stdio: 'inherit' });
+}
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);
