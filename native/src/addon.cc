@@ -54,7 +54,8 @@ struct Call {
     bool is_typed = false;
     if (i >= argc || napi_is_typedarray(env, argv[i], &is_typed) != napi_ok || !is_typed ||
         napi_get_typedarray_info(env, argv[i], &type, length, &data, nullptr, nullptr) != napi_ok || type != want) {
-      fail(std::string("'") + name + "' must be a " + (want == napi_float32_array ? "Float32Array" : "Int32Array"));
+      const char* kind = want == napi_float32_array ? "Float32Array" : want == napi_int32_array ? "Int32Array" : "Uint16Array";
+      fail(std::string("'") + name + "' must be a " + kind);
       return nullptr;
     }
     return data;
@@ -104,8 +105,22 @@ napi_value Matmul(napi_env env, napi_callback_info info) {
   Call c(env, info, "matmul");
   long m = c.dim(3, "m"), n = c.dim(4, "n"), k = c.dim(5, "k");
   long flags = c.dim(6, "flags");
-  GemmArgs g{c.f32(0, "a", m * k), c.f32(1, "b", k * n), c.f32(2, "c", m * n), m, n, k,
+  GemmArgs g{c.f32(0, "a", m * k), c.f32(1, "b", k * n), nullptr, c.f32(2, "c", m * n), m, n, k,
              (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0};
+  if (c.ok) gemm(*c.instance->isa, g, c.instance->split);
+  return c.undefined();
+}
+
+// matmulBf16(a, b: Uint16Array of bf16 bits, c, m, n, k, flags): flags as matmul, no trans_a.
+napi_value MatmulBf16(napi_env env, napi_callback_info info) {
+  Call c(env, info, "matmulBf16");
+  long m = c.dim(3, "m"), n = c.dim(4, "n"), k = c.dim(5, "k");
+  long flags = c.dim(6, "flags");
+  size_t b_length = 0;
+  auto* b = static_cast<const uint16_t*>(c.typed(1, napi_uint16_array, &b_length, "b"));
+  if (c.ok && static_cast<long>(b_length) < k * n) c.fail("'b' is shorter than k * n");
+  if (c.ok && (flags & 1) != 0) c.fail("a bf16 product has no transposed a");
+  GemmArgs g{c.f32(0, "a", m * k), nullptr, b, c.f32(2, "c", m * n), m, n, k, false, (flags & 2) != 0, (flags & 4) != 0};
   if (c.ok) gemm(*c.instance->isa, g, c.instance->split);
   return c.undefined();
 }
@@ -327,6 +342,7 @@ napi_value Create(napi_env env, napi_callback_info info) {
   napi_value object;
   napi_create_object(env, &object);
   AddFunction(env, object, "matmul", Matmul, instance);
+  AddFunction(env, object, "matmulBf16", MatmulBf16, instance);
   AddFunction(env, object, "add", Binary<&IsaKernels::add>, instance);
   AddFunction(env, object, "mul", Binary<&IsaKernels::mul>, instance);
   AddFunction(env, object, "axpy", Axpy, instance);

@@ -36,7 +36,8 @@ void gemm_block(const IsaKernels& K, const GemmArgs& g, long i0, long i1, long j
     for (long pc = 0; pc < g.k; pc += K.kc) {
       long kc = g.k - pc < K.kc ? g.k - pc : K.kc;
       bool add = g.accumulate || pc > 0;
-      K.pack_b(g.b, rs_b, cs_b, pc, kc, jc, nc, g.n, packed_b);
+      if (g.b16) K.pack_b_bf16(g.b16, rs_b, cs_b, pc, kc, jc, nc, g.n, packed_b);
+      else K.pack_b(g.b, rs_b, cs_b, pc, kc, jc, nc, g.n, packed_b);
       for (long ic = i0; ic < i1; ic += K.mc) {
         long mc = i1 - ic < K.mc ? i1 - ic : K.mc;
         K.pack_a(g.a, rs_a, cs_a, ic, mc, i1, pc, kc, packed_a);
@@ -74,7 +75,8 @@ void run_rows_chunk(void* ctx, int c) {
   const Split& s = *static_cast<Split*>(ctx);
   const GemmArgs& g = *s.args;
   long j0 = c * s.chunk, j1 = j0 + s.chunk < g.n ? j0 + s.chunk : g.n;
-  (g.trans_b ? s.isa->rows_bt : s.isa->rows_b)(g.a, g.b, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
+  if (g.b16) (g.trans_b ? s.isa->rows_bt_bf16 : s.isa->rows_b_bf16)(g.a, g.b16, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
+  else (g.trans_b ? s.isa->rows_bt : s.isa->rows_b)(g.a, g.b, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
 }
 
 // Cuts `extent` into about `wanted` chunks of whole tiles.

@@ -1,12 +1,15 @@
 // C = op(A) op(B) (or C +=) on row-major float32 matrices, for any kernel table.
 #pragma once
+#include <cstdint>
+
 #include "isa.h"
 
 namespace troupe {
 
 struct GemmArgs {
   const float* a;  // m x k, or k x m when trans_a
-  const float* b;  // k x n, or n x k when trans_b
+  const float* b;  // k x n, or n x k when trans_b (null when b16 is set)
+  const uint16_t* b16;  // a bf16 right-hand side instead of b (never with trans_a)
   float* c;        // m x n
   long m, n, k;
   bool trans_a, trans_b, accumulate;

@@ -38,11 +38,26 @@ constexpr int NV = NR / VW;
 typedef float vf __attribute__((vector_size(VW * 4)));
 typedef float vfu __attribute__((vector_size(VW * 4), aligned(4)));  // unaligned access
 typedef int vi __attribute__((vector_size(VW * 4)));
+typedef unsigned short vh __attribute__((vector_size(VW * 2), aligned(2)));  // VW bf16 values
 
 inline vf load(const float* p) { return *reinterpret_cast<const vfu*>(p); }
 inline void store(float* p, vf v) { *reinterpret_cast<vfu*>(p) = v; }
 inline vf splat(float x) { return vf{} + x; }
 inline long min_l(long a, long b) { return a < b ? a : b; }
+
+// A right-hand-side element as float32: float as is, bf16 bits widened (exact).
+inline float widen(float x) { return x; }
+inline float widen(uint16_t bits) {
+  unsigned u = static_cast<unsigned>(bits) << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+inline vf load_b(const float* p) { return load(p); }
+inline vf load_b(const uint16_t* p) {
+  vi wide = __builtin_convertvector(*reinterpret_cast<const vh*>(p), vi) << 16;
+  return (vf)wide;
+}
 
 inline float hsum(vf v) {
   float s = 0;
@@ -110,23 +125,24 @@ void pack_a(const float* a, long rs, long cs, long i0, long mc, long rows, long 
   }
 }
 
-void pack_b(const float* b, long rs, long cs, long p0, long kc, long j0, long nc, long cols, float* out) {
+template <class T>
+void pack_b_t(const T* b, long rs, long cs, long p0, long kc, long j0, long nc, long cols, float* out) {
   for (long jr = 0; jr < nc; jr += NR) {
     float* strip = out + jr * kc;
     long valid = min_l(NR, min_l(nc - jr, cols - j0 - jr));
     if (cs == 1 && valid == NR) {
-      const float* src = b + p0 * rs + j0 + jr;
+      const T* src = b + p0 * rs + j0 + jr;
       for (long p = 0; p < kc; p++) {
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) store(strip + p * NR + v * VW, load(src + p * rs + v * VW));
+        for (int v = 0; v < NV; v++) store(strip + p * NR + v * VW, load_b(src + p * rs + v * VW));
       }
     } else {
       for (int j = 0; j < NR; j++) {
         if (j >= valid) {
           for (long p = 0; p < kc; p++) strip[p * NR + j] = 0;
         } else {
-          const float* src = b + p0 * rs + (j0 + jr + j) * cs;
-          for (long p = 0; p < kc; p++) strip[p * NR + j] = src[p * rs];
+          const T* src = b + p0 * rs + (j0 + jr + j) * cs;
+          for (long p = 0; p < kc; p++) strip[p * NR + j] = widen(src[p * rs]);
         }
       }
     }
@@ -169,40 +185,42 @@ void micro(long kc, const float* __restrict a, const float* __restrict b, float*
 }
 
 // dot(a, b) over k: four vector accumulators, then the scalar tail, always in that order.
-inline float dot(const float* a, const float* b, long k) {
+template <class T>
+inline float dot(const float* a, const T* b, long k) {
   vf s0{}, s1{}, s2{}, s3{};
   long p = 0;
   for (; p + 4 * VW <= k; p += 4 * VW) {
-    s0 += load(a + p) * load(b + p);
-    s1 += load(a + p + VW) * load(b + p + VW);
-    s2 += load(a + p + 2 * VW) * load(b + p + 2 * VW);
-    s3 += load(a + p + 3 * VW) * load(b + p + 3 * VW);
+    s0 += load(a + p) * load_b(b + p);
+    s1 += load(a + p + VW) * load_b(b + p + VW);
+    s2 += load(a + p + 2 * VW) * load_b(b + p + 2 * VW);
+    s3 += load(a + p + 3 * VW) * load_b(b + p + 3 * VW);
   }
-  for (; p + VW <= k; p += VW) s0 += load(a + p) * load(b + p);
+  for (; p + VW <= k; p += VW) s0 += load(a + p) * load_b(b + p);
   float s = hsum((s0 + s1) + (s2 + s3));
-  for (; p < k; p++) s += a[p] * b[p];
+  for (; p < k; p++) s += a[p] * widen(b[p]);
   return s;
 }
 
-void rows_bt(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+template <class T>
+void rows_bt_t(const float* a, const T* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
   // Four rows of W at a time share each load of the activations.
   long j = j0;
   for (; j + 4 <= j1; j += 4) {
-    const float* b0 = b + j * k;
+    const T* b0 = b + j * k;
     for (long i = 0; i < m; i++) {
       const float* x = a + i * k;
       vf s0{}, s1{}, s2{}, s3{};
       long p = 0;
       for (; p + VW <= k; p += VW) {
         vf xv = load(x + p);
-        s0 += xv * load(b0 + p);
-        s1 += xv * load(b0 + k + p);
-        s2 += xv * load(b0 + 2 * k + p);
-        s3 += xv * load(b0 + 3 * k + p);
+        s0 += xv * load_b(b0 + p);
+        s1 += xv * load_b(b0 + k + p);
+        s2 += xv * load_b(b0 + 2 * k + p);
+        s3 += xv * load_b(b0 + 3 * k + p);
       }
       float r[4] = {hsum(s0), hsum(s1), hsum(s2), hsum(s3)};
       for (; p < k; p++) {
-        for (int q = 0; q < 4; q++) r[q] += x[p] * b0[q * k + p];
+        for (int q = 0; q < 4; q++) r[q] += x[p] * widen(b0[q * k + p]);
       }
       for (int q = 0; q < 4; q++) c[i * n + j + q] = add ? c[i * n + j + q] + r[q] : r[q];
     }
@@ -215,7 +233,21 @@ void rows_bt(const float* a, const float* b, float* c, long m, long n, long k, l
   }
 }
 
-void rows_b(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+void rows_bt(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+  rows_bt_t(a, b, c, m, n, k, j0, j1, add);
+}
+void rows_bt_bf16(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+  rows_bt_t(a, b, c, m, n, k, j0, j1, add);
+}
+void pack_b(const float* b, long rs, long cs, long p0, long kc, long j0, long nc, long cols, float* out) {
+  pack_b_t(b, rs, cs, p0, kc, j0, nc, cols, out);
+}
+void pack_b_bf16(const uint16_t* b, long rs, long cs, long p0, long kc, long j0, long nc, long cols, float* out) {
+  pack_b_t(b, rs, cs, p0, kc, j0, nc, cols, out);
+}
+
+template <class T>
+void rows_b_t(const float* a, const T* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
   // Column chunks of 4 vectors held in registers while the rows of B stream past.
   for (long i = 0; i < m; i++) {
     const float* x = a + i * k;
@@ -224,12 +256,12 @@ void rows_b(const float* a, const float* b, float* c, long m, long n, long k, lo
     for (; j + 4 * VW <= j1; j += 4 * VW) {
       vf s0{}, s1{}, s2{}, s3{};
       for (long p = 0; p < k; p++) {
-        const float* row = b + p * n + j;
+        const T* row = b + p * n + j;
         float xp = x[p];
-        s0 += xp * load(row);
-        s1 += xp * load(row + VW);
-        s2 += xp * load(row + 2 * VW);
-        s3 += xp * load(row + 3 * VW);
+        s0 += xp * load_b(row);
+        s1 += xp * load_b(row + VW);
+        s2 += xp * load_b(row + 2 * VW);
+        s3 += xp * load_b(row + 3 * VW);
       }
       if (add) {
         s0 += load(out + j), s1 += load(out + j + VW), s2 += load(out + j + 2 * VW), s3 += load(out + j + 3 * VW);
@@ -238,10 +270,17 @@ void rows_b(const float* a, const float* b, float* c, long m, long n, long k, lo
     }
     for (; j < j1; j++) {
       float s = 0;
-      for (long p = 0; p < k; p++) s += x[p] * b[p * n + j];
+      for (long p = 0; p < k; p++) s += x[p] * widen(b[p * n + j]);
       out[j] = add ? out[j] + s : s;
     }
   }
+}
+
+void rows_b(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+  rows_b_t(a, b, c, m, n, k, j0, j1, add);
+}
+void rows_b_bf16(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+  rows_b_t(a, b, c, m, n, k, j0, j1, add);
 }
 
 // ---------------------------------------------------------------- element-wise
@@ -431,7 +470,8 @@ void adamw(float* p, const float* g, float* m, float* v, long n, float lr, float
 
 extern const IsaKernels TROUPE_CAT(kIsa, TROUPE_ISA_NAME) = {
     TROUPE_STR(TROUPE_ISA), TROUPE_NS::MR, TROUPE_NS::NR, TROUPE_NS::KC, TROUPE_NS::MC, TROUPE_NS::NC,
-    TROUPE_NS::pack_a, TROUPE_NS::pack_b, TROUPE_NS::micro, TROUPE_NS::rows_bt, TROUPE_NS::rows_b,
+    TROUPE_NS::pack_a, TROUPE_NS::pack_b, TROUPE_NS::micro, TROUPE_NS::pack_b_bf16, TROUPE_NS::rows_bt_bf16,
+    TROUPE_NS::rows_b_bf16, TROUPE_NS::rows_bt, TROUPE_NS::rows_b,
     TROUPE_NS::add, TROUPE_NS::mul, TROUPE_NS::axpy, TROUPE_NS::sum_squares, TROUPE_NS::rms_norm,
     TROUPE_NS::rms_norm_backward, TROUPE_NS::causal_softmax, TROUPE_NS::causal_softmax_backward,
     TROUPE_NS::swiglu, TROUPE_NS::swiglu_backward, TROUPE_NS::rope, TROUPE_NS::log_softmax, TROUPE_NS::adamw,

@@ -20,6 +20,12 @@ struct IsaKernels {
   // C[0:mv, 0:nv] (= or +=) packed A strip x packed B strip, summed over kc in order.
   void (*micro)(long kc, const float* a, const float* b, float* c, long ldc, int mv, int nv, bool add);
 
+  // pack_b, rows_bt and rows_b for a bf16 right-hand side (bit patterns), widened to float32
+  // as they are read: exact, so the products equal the float32 ones.
+  void (*pack_b_bf16)(const uint16_t* b, long rs, long cs, long p0, long kc, long j0, long nc, long cols, float* out);
+  void (*rows_bt_bf16)(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add);
+  void (*rows_b_bf16)(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add);
+
   // Few-row products that stream the right-hand side once (decoding):
   // c[i, j] (= or +=) dot(a[i, :], b[j, :]) for i < m, j in [j0, j1)   (x W^T)
   void (*rows_bt)(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add);

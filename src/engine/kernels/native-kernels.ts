@@ -65,6 +65,11 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
       const flags = (args.transA ? TRANS_A : 0) | (args.transB ? TRANS_B : 0) | (args.accumulate ? ACCUMULATE : 0);
       ops.matmul(args.a, args.b, args.c, args.m, args.n, args.k, flags);
     },
+    matmulBf16(args) {
+      checkMatmul(args, 'matmulBf16');
+      const flags = (args.transB ? TRANS_B : 0) | (args.accumulate ? ACCUMULATE : 0);
+      ops.matmulBf16(args.a, args.b, args.c, args.m, args.n, args.k, flags);
+    },
     add(a, b, out) {
       checkSameLength('add', { a, b, out });
       ops.add(a, b, out);
