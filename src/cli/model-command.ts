@@ -6,6 +6,7 @@
  *     --vocab 64 --seed 1 --out models/tiny
  *   npx troupe model logprobs models/tiny --ids 1,20,21,22 --json
  *   npx troupe model logprobs models/tiny --text "S.#G" --bos
+ *   npx troupe model logprobs Qwen/Qwen3-0.6B --ids 9707,11,1879   # a hub id (HF cache)
  *   npx troupe model download Qwen/Qwen3-0.6B          # into the HF cache; prints the folder
  */
 import { readFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import type { Kernels } from '../engine/kernels/types.js';
 import { llamaConfig, type LlamaConfig } from '../engine/model/llama-config.js';
 import { LlamaModel } from '../engine/model/llama-model.js';
 import { CharTokenizer } from '../engine/tokenizer/char-tokenizer.js';
+import { IdsOnlyTokenizer } from '../engine/tokenizer/ids-only-tokenizer.js';
 import { readTokenizer } from '../engine/tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 
@@ -202,8 +204,8 @@ export function registerModelCommand(program: Command): void {
     });
 
   model
-    .command('logprobs <dir>')
-    .description('print the logprob of each token given the ones before it')
+    .command('logprobs <model>')
+    .description('print the logprob of each token given the ones before it; <model> is a folder or a hub id (Org/Name[@revision], from the HF cache or downloaded)')
     .option('--ids <ids>', 'comma-separated token ids', idList)
     .option('--text <text>', 'text to tokenize with the model folder\'s tokenizer')
     .option('--bos', 'prepend the BOS token to --text', false)
@@ -211,12 +213,14 @@ export function registerModelCommand(program: Command): void {
     .option('--json', 'print a JSON array (one number per token after the first)', false)
     .addOption(backendOption())
     .action(async (dir: string, opts: ModelLogprobsOptions & { json: boolean; backend?: BackendName }) => {
-      const { ids, logprobs, tokenizer } = modelLogprobs(dir, opts, await getKernels(opts.backend));
+      const { ids, logprobs, tokenizer } = modelLogprobs(await resolveModel(dir), opts, await getKernels(opts.backend));
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(logprobs)}\n`);
         return;
       }
-      const lines = logprobs.map((lp, i) => `${String(i + 1).padStart(5)}  ${String(ids[i + 1]).padStart(6)}  ${JSON.stringify(tokenizer.decode([ids[i + 1] as number])).padEnd(8)}  ${lp.toFixed(6)}`);
+      // A folder without tokenizer.json scores ids but cannot show their text.
+      const text = (id: number) => (tokenizer instanceof IdsOnlyTokenizer ? '' : JSON.stringify(tokenizer.decode([id])));
+      const lines = logprobs.map((lp, i) => `${String(i + 1).padStart(5)}  ${String(ids[i + 1]).padStart(6)}  ${text(ids[i + 1] as number).padEnd(8)}  ${lp.toFixed(6)}`);
       const total = logprobs.reduce((a, b) => a + b, 0);
       process.stdout.write(`  pos      id  token     logprob\n${lines.join('\n')}\ntotal ${total.toFixed(6)} over ${logprobs.length} tokens\n`);
     });

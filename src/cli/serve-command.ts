@@ -3,6 +3,7 @@
  *
  *   npx troupe serve models/tiny --port 8000
  *   npx troupe serve runs/plan-path-team            # newest checkpoint; adapters as <run>:<role>
+ *   npx troupe serve Qwen/Qwen3-0.6B                # a hub id: HF cache, downloaded when missing
  *   curl http://127.0.0.1:8000/v1/models
  *
  * Any OpenAI client works against `http://127.0.0.1:8000/v1` (see docs/real-llms.md).
@@ -12,6 +13,7 @@
  * Ctrl-C (SIGINT) or SIGTERM stops accepting connections, lets in-flight requests finish, and exits.
  */
 import { Command } from 'commander';
+import { resolveModel } from '../engine/hub/resolve-model.js';
 import type { HubEnv } from '../engine/hub/types.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
 import { getKernels } from '../engine/kernels/get-kernels.js';
@@ -36,7 +38,10 @@ export interface ServeCommandOptions {
 }
 
 export async function runServeCommand(options: ServeCommandOptions): Promise<RunningServer> {
-  const models = loadServedModels(await getKernels(options.backend), options.dir, options.name === undefined ? {} : { name: options.name });
+  const dir = await resolveModel(options.dir);
+  // A hub id is served under its own name, as vLLM does (`Qwen/Qwen3-0.6B`), not its snapshot folder's.
+  const name = options.name ?? (dir === options.dir ? undefined : options.dir);
+  const models = loadServedModels(await getKernels(options.backend), dir, name === undefined ? {} : { name });
   const server = await startServer({ models, host: options.host, port: options.port, windowMs: options.windowMs, seed: options.seed });
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const lines = models.map((m) => `  ${m.name.padEnd(24)} ${m.adapter === undefined ? 'model  ' : 'adapter'} ${m.root}  (chat template: ${m.chatTemplate.source})`);
@@ -82,13 +87,13 @@ function integer(flag: string, min: number): (value: string) => number {
 export function serveCommand(): Command {
   return new Command('serve')
     .description('serve a model folder or a run over the OpenAI HTTP API (/v1/models, /v1/completions, /v1/chat/completions), or base models over the Tinker API (--tinker)')
-    .argument('[dir]', 'model folder (config.json, model.safetensors, tokenizer.json[, adapters/<role>/]) or run folder (checkpoints/)')
+    .argument('[dir]', 'model folder (config.json, model.safetensors, tokenizer.json[, adapters/<role>/]), run folder (checkpoints/), or hub id Org/Name[@revision]')
     .option('--tinker', 'serve the Tinker training API (LoRA training + sampling) instead of the OpenAI one; see docs/tinker.md')
     .option('--model <folder>', 'with --tinker: a base model clients may load, FOLDER, NAME=FOLDER or a hub id (repeatable); the HF cache is offered too', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--no-hf-cache', 'with --tinker: do not offer the models of the Hugging Face cache')
     .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0), 8000)
-    .option('--name <name>', 'served name of the base model (default: the folder name)')
+    .option('--name <name>', 'served name of the base model (default: the folder name, or the hub id)')
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
     .addOption(backendOption())

@@ -31,7 +31,11 @@ export const loraSection = z
 
 export const modelSection = z
   .strictObject({
-    /** Load this model folder instead of initialising one (its sizes and tokenizer come with it; no warm start). */
+    /**
+     * Load this model instead of initialising one (its sizes and tokenizer come with it; no
+     * warm start): a folder, or a hub id `Org/Name[@revision]` found in the Hugging Face cache
+     * or downloaded into it (docs/real-llms.md).
+     */
     path: z.string().min(1).optional(),
     ...modelSizes,
     /**

@@ -12,6 +12,8 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { parseHubId } from '../engine/hub/hub-id.js';
+import { findModelFolder } from '../engine/hub/resolve-model.js';
 import { readJsonFile } from '../engine/io/checkpoint.js';
 import { loadModel, loadModelAdapter } from '../engine/io/model-checkpoint.js';
 import type { Kernels } from '../engine/kernels/types.js';
@@ -45,7 +47,10 @@ export function newestCheckpoint(runDir: string): string {
 /** The base model folder an adapter of a run applies to. */
 function adapterBase(adapterDir: string, runDir: string): string {
   const config = readJsonFile(join(adapterDir, 'adapter_config.json')) as { base_model_name_or_path?: unknown };
-  const candidates = [typeof config.base_model_name_or_path === 'string' ? resolve(adapterDir, config.base_model_name_or_path) : undefined, join(runDir, 'base')];
+  const named = typeof config.base_model_name_or_path === 'string' ? config.base_model_name_or_path : undefined;
+  // A hub id (adapters of runs on Org/Name) is looked up in the Hugging Face cache, never downloaded here.
+  const hubId = named !== undefined && !existsSync(resolve(adapterDir, named)) && parseHubId(named) !== undefined ? named : undefined;
+  const candidates = [named === undefined ? undefined : hubId === undefined ? resolve(adapterDir, named) : findModelFolder(hubId), join(runDir, 'base')];
   const found = candidates.find((d) => d !== undefined && existsSync(join(d, 'config.json')));
   if (found === undefined) {
     throw new TroupeError('checkpoint', `the base model of adapter ${adapterDir} is not at ${candidates.filter(Boolean).join(' nor ')}; copy the base model folder there (the run's model.path)`);

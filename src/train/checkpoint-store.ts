@@ -12,7 +12,7 @@
  * `step` is the last RL step whose update the weights include.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { saveModel, saveModelAdapter } from '../engine/io/model-checkpoint.js';
 import { loadLoraAdapter } from '../engine/io/peft-adapter.js';
 import { loadCheckpoint, readJsonFile } from '../engine/io/checkpoint.js';
@@ -43,7 +43,16 @@ export function listCheckpoints(runDir: string): { step: number; dir: string }[]
     .sort((a, b) => a.step - b.step);
 }
 
-export function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number): string {
+/**
+ * An adapter's base_model_name_or_path: a hub id as it is (peft and vLLM fetch it by that
+ * name), a model.path folder relative to the adapter, else the run's own base/.
+ */
+function adapterBaseName(adapterDir: string, modelPath: string | undefined): string {
+  if (modelPath === undefined) return '../../../../base'; // runs/<name>/checkpoints/step-N/adapters/<id> -> runs/<name>/base
+  return existsSync(modelPath) ? relative(adapterDir, resolve(modelPath)) : modelPath;
+}
+
+export function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number, modelPath?: string): string {
   const root = join(runDir, 'checkpoints');
   const final = join(root, checkpointName(step));
   const temp = join(root, `.tmp-${checkpointName(step)}-${process.pid}`);
@@ -53,7 +62,8 @@ export function saveTrainingCheckpoint(runDir: string, step: number, policies: P
     const state: CheckpointState = { step, policies: {} };
     for (const [id, member] of policies.members) {
       if (member.adapter !== undefined) {
-        saveModelAdapter(join(temp, 'adapters', id), member.model, member.adapter, { baseModelNameOrPath: '../../../../base' });
+        const baseModelNameOrPath = adapterBaseName(resolve(final, 'adapters', id), modelPath);
+        saveModelAdapter(join(temp, 'adapters', id), member.model, member.adapter, { baseModelNameOrPath });
         state.policies[id] = { kind: 'adapter' };
       } else {
         saveModel(join(temp, 'policies', id), member.model, tokenizer);

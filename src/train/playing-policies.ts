@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { getKernels } from '../engine/kernels/get-kernels.js';
+import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel, loadModelAdapter } from '../engine/io/model-checkpoint.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { taskOptions } from '../config/runtime-options.js';
@@ -65,7 +66,7 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
     source = checkpoint.dir;
     const ids = [...new Set(roleToPolicy.values())];
     if (config.policy.map === 'lora') {
-      const { model, tokenizer } = loadModel(kernels, config.model.path ?? join(runDir!, 'base'));
+      const { model, tokenizer } = loadModel(kernels, config.model.path === undefined ? join(runDir!, 'base') : await resolveModel(config.model.path));
       for (const id of ids) {
         loadModelAdapter(model, join(checkpoint.dir, 'adapters', id), id);
         byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, adapter: id }));
@@ -87,7 +88,7 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
       );
     }
     source = path;
-    const { model, tokenizer } = loadModel(kernels, path);
+    const { model, tokenizer } = loadModel(kernels, await resolveModel(path));
     const policy = new EmbeddedPolicy({ id: 'base', model, tokenizer });
     for (const id of new Set(roleToPolicy.values())) byId.set(id, policy);
   }

@@ -182,7 +182,7 @@ async function trainLoop(
       // Let pending signals (Ctrl-C) be delivered: a step itself never yields to the event loop.
       await new Promise((resolve) => setImmediate(resolve));
       stopNow = interrupted || (ctx.stopAfterSteps !== undefined && step - first + 1 >= ctx.stopAfterSteps);
-      if (every(t.checkpoint_every) || last || stopNow) saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints);
+      if (every(t.checkpoint_every) || last || stopNow) saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, config.model.path);
       progress.update(progressFromTrain(record, lastEval));
       if (stopNow) break;
     }

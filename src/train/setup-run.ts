@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { getKernels } from '../engine/kernels/get-kernels.js';
+import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel } from '../engine/io/model-checkpoint.js';
 import { llamaConfig, type LlamaConfig } from '../engine/model/llama-config.js';
 import type { LlamaModel } from '../engine/model/llama-model.js';
@@ -114,10 +115,11 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
 
   let base: LlamaModel;
   if (config.model.path !== undefined) {
-    const loaded = loadModel(kernels, config.model.path);
+    const dir = await resolveModel(config.model.path);
+    const loaded = loadModel(kernels, dir);
     base = loaded.model;
     tokenizer = loaded.tokenizer;
-    hooks.log(`loaded the base model from ${config.model.path}`);
+    hooks.log(`loaded the base model from ${config.model.path}${dir === config.model.path ? '' : ` (${dir})`}`);
   } else {
     base = await build(baseModelConfig(config, tokenizer.vocabSize), join(runDir, 'base'), roles);
   }

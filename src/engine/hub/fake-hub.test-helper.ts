@@ -10,8 +10,10 @@
  * token is not sent there. `cutNextCdnResponseAfter` drops the connection mid-file once.
  */
 import { createHash } from 'node:crypto';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 export interface FakeRepo {
   readonly commit: string;
@@ -37,6 +39,23 @@ export interface FakeHub {
 
 export function gitBlobId(data: Buffer): string {
   return createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
+}
+
+/**
+ * Writes a snapshot as huggingface_hub leaves it on disk (blobs named by git blob id,
+ * relative snapshot symlinks, refs/main), without any server. Returns the snapshot folder.
+ */
+export function writeCachedSnapshot(cacheDir: string, repo: string, commit: string, files: ReadonlyMap<string, Buffer>): string {
+  const repoDir = join(cacheDir, `models--${repo.replace('/', '--')}`);
+  const snapshot = join(repoDir, 'snapshots', commit);
+  for (const dir of ['blobs', 'refs']) mkdirSync(join(repoDir, dir), { recursive: true });
+  mkdirSync(snapshot, { recursive: true });
+  for (const [name, data] of files) {
+    writeFileSync(join(repoDir, 'blobs', gitBlobId(data)), data);
+    symlinkSync(join('..', '..', 'blobs', gitBlobId(data)), join(snapshot, name));
+  }
+  writeFileSync(join(repoDir, 'refs', 'main'), commit);
+  return snapshot;
 }
 
 function sha256(data: Buffer): string {

@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
 import { testDir } from '../../util/test-dir.test-helper.js';
@@ -8,7 +8,7 @@ import { loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
 import { randomLlamaTensors } from '../io/random-tensors.js';
 import { llamaConfig } from '../model/llama-config.js';
 import { CharTokenizer } from '../tokenizer/char-tokenizer.js';
-import { gitBlobId, startFakeHub, type FakeRepo } from './fake-hub.test-helper.js';
+import { gitBlobId, startFakeHub, writeCachedSnapshot, type FakeRepo } from './fake-hub.test-helper.js';
 import { findModelFolder, listCachedModels, resolveModel } from './resolve-model.js';
 import type { HubEnv } from './types.js';
 
@@ -107,14 +107,7 @@ test('404s name the missing model or revision; other strings are neither folder 
 test('a cache written by huggingface_hub is found offline, and listed', async () => {
   const env = freshEnv({ endpoint: 'http://127.0.0.1:9', offline: false }); // nothing listens there
   const repoDir = join(env.cacheDir, 'models--Org--Cached');
-  mkdirSync(join(repoDir, 'blobs'), { recursive: true });
-  mkdirSync(join(repoDir, 'snapshots', commit), { recursive: true });
-  mkdirSync(join(repoDir, 'refs'), { recursive: true });
-  for (const [name, data] of fixtureFiles) {
-    writeFileSync(join(repoDir, 'blobs', gitBlobId(data)), data);
-    symlinkSync(join('..', '..', 'blobs', gitBlobId(data)), join(repoDir, 'snapshots', commit, name));
-  }
-  writeFileSync(join(repoDir, 'refs', 'main'), commit);
+  writeCachedSnapshot(env.cacheDir, 'Org/Cached', commit, fixtureFiles);
   // A second repo with only config.json (an interrupted transformers download) is listed as incomplete.
   mkdirSync(join(env.cacheDir, 'models--Org--Partial', 'snapshots', commit), { recursive: true });
   writeFileSync(join(env.cacheDir, 'models--Org--Partial', 'snapshots', commit, 'config.json'), '{}');

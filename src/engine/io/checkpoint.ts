@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
 import type { LlamaConfig } from '../model/llama-config.js';
 import { llamaParameterShapes } from '../model/llama-params.js';
+import { IdsOnlyTokenizer } from '../tokenizer/ids-only-tokenizer.js';
 import { readTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/types.js';
 import { writeFolderAtomic } from './atomic-write.js';
@@ -127,7 +128,11 @@ export function loadCheckpoint(dir: string): Checkpoint {
   const config = parseLlamaConfig(readJsonFile(configPath), configPath);
   const weightsPath = join(dir, WEIGHTS_FILE);
   const tensors = checkTensors(config, readSafetensors(weightsPath).tensors, weightsPath);
-  const tokenizer = readTokenizer(join(dir, TOKENIZER_FILE));
+  const tokenizerPath = join(dir, TOKENIZER_FILE);
+  // Without tokenizer.json the folder still scores and samples token ids (see IdsOnlyTokenizer).
+  const tokenizer = existsSync(tokenizerPath)
+    ? readTokenizer(tokenizerPath)
+    : new IdsOnlyTokenizer({ vocabSize: config.vocab_size, special: { bos: config.bos_token_id, eos: config.eos_token_id }, source: dir });
   if (tokenizer.vocabSize > config.vocab_size) {
     throw new TroupeError('checkpoint', `${join(dir, TOKENIZER_FILE)} has ${tokenizer.vocabSize} tokens but ${configPath} says vocab_size ${config.vocab_size}`);
   }
