@@ -32,8 +32,10 @@ export interface RecordedRequest {
 export interface FakeHub {
   readonly endpoint: string;
   readonly requests: RecordedRequest[];
-  /** The next CDN GET sends this many bytes, then destroys the socket. */
+  /** The next CDN GET sends this many bytes, then waits for `dropHeldResponse`. */
   cutNextCdnResponseAfter?: number;
+  /** Destroys the connection of the response `cutNextCdnResponseAfter` held open. */
+  dropHeldResponse(): void;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startFakeHub(repos: ReadonlyMap<string, FakeRepo>, options
   for (const repo of repos.values()) for (const data of repo.files.values()) blobs.set(sha256(data), data);
   const requests: RecordedRequest[] = [];
   let cdnUrl = '';
+  let held: ServerResponse | undefined;
   const hub: Partial<FakeHub> & { requests: RecordedRequest[] } = { requests };
 
   const cdn = createServer((req, res) => {
@@ -92,8 +95,11 @@ export async function startFakeHub(repos: ReadonlyMap<string, FakeRepo>, options
     res.writeHead(range ? 206 : 200, { 'content-length': body.length, ...(range ? { 'content-range': `bytes ${start}-${data.length - 1}/${data.length}` } : {}) });
     const cut = hub.cutNextCdnResponseAfter;
     if (cut !== undefined && req.method === 'GET') {
+      // Send the first bytes and hold the connection until the test drops it (once the client
+      // has written them, so the test does not depend on timing).
       hub.cutNextCdnResponseAfter = undefined;
-      res.write(body.subarray(0, cut), () => setTimeout(() => res.destroy(), 20));
+      res.write(body.subarray(0, cut));
+      held = res;
       return;
     }
     res.end(req.method === 'HEAD' ? undefined : body);
@@ -130,6 +136,10 @@ export async function startFakeHub(repos: ReadonlyMap<string, FakeRepo>, options
   const endpoint = await listen(server);
   return Object.assign(hub, {
     endpoint,
+    dropHeldResponse: () => {
+      held?.destroy();
+      held = undefined;
+    },
     close: async () => {
       await Promise.all([server, cdn].map((s) => new Promise((r) => { s.close(() => r(undefined)); s.closeAllConnections(); })));
     },
