@@ -46,6 +46,11 @@ export const modelSection = z
     tokenizer: z.enum(['standard', 'ascii']).default('standard'),
     /** Seed of the initial weights (defaults to the run seed). */
     seed: z.number().int().min(0).optional(),
+    /**
+     * Qwen3's thinking switch, passed as `enable_thinking` to the chat template of a loaded
+     * chat model (model.path) for natural-format prompts; unset leaves the template's default.
+     */
+    enable_thinking: z.boolean().optional(),
     /** Adapter shape for policy.map: lora. */
     lora: loraSection,
   })

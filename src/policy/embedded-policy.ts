@@ -10,6 +10,7 @@
 import type { LlamaModel } from '../engine/model/llama-model.js';
 import { Sampler } from '../engine/sampling/generate.js';
 import type { Generation } from '../engine/sampling/types.js';
+import type { ChatTemplate } from '../engine/tokenizer/chat-template.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import { encodePromptIds } from './encode-prompt.js';
 import type { Completion, Policy, SampleRequest } from './types.js';
@@ -22,6 +23,18 @@ export interface EmbeddedPolicyOptions {
   readonly adapter?: string;
   /** Most continuations decoded together (bounds memory). */
   readonly maxBatch?: number;
+  /** How prompts reach the model and where completions end (default: raw text, the tokenizer's eos). */
+  readonly prompting?: PromptFormat;
+}
+
+/**
+ * A chat model reads prompts through its chat template: each prompt becomes one user message
+ * followed by the assistant header (natural-format tasks on an instruct checkpoint), and a
+ * completion ends at any of the model's stop tokens (generation_config.json's eos ids).
+ */
+export interface PromptFormat {
+  readonly chat?: { readonly template: ChatTemplate; readonly enableThinking?: boolean };
+  readonly stopIds?: readonly number[];
 }
 
 export class EmbeddedPolicy implements Policy {
@@ -31,6 +44,7 @@ export class EmbeddedPolicy implements Policy {
   readonly adapter: string | undefined;
   private readonly sampler: Sampler;
   private readonly maxBatch: number;
+  private readonly prompting: PromptFormat;
 
   constructor(options: EmbeddedPolicyOptions) {
     this.id = options.id;
@@ -38,11 +52,14 @@ export class EmbeddedPolicy implements Policy {
     this.tokenizer = options.tokenizer;
     this.adapter = options.adapter;
     this.maxBatch = options.maxBatch ?? 64;
+    this.prompting = options.prompting ?? {};
     this.sampler = new Sampler(options.model, options.tokenizer);
   }
 
-  /** Prompt ids as the model sees them: BOS (when the tokenizer has one) + the prompt text. */
+  /** Prompt ids as the model sees them: through the chat template, else BOS (when the tokenizer has one) + the prompt text. */
   encodePrompt(prompt: string): number[] {
+    const chat = this.prompting.chat;
+    if (chat !== undefined) return chat.template.encode([{ role: 'user', content: prompt }], { addGenerationPrompt: true, enableThinking: chat.enableThinking });
     return encodePromptIds(this.tokenizer, prompt);
   }
 
@@ -58,6 +75,7 @@ export class EmbeddedPolicy implements Policy {
         topP: r.topP,
         topK: r.topK,
         stop: r.stop,
+        ...(this.prompting.stopIds !== undefined ? { stopIds: this.prompting.stopIds } : {}),
         adapter: this.adapter,
       })),
       { maxBatch: this.maxBatch },

@@ -2,7 +2,8 @@
  * What `troupe serve DIR_OR_RUN` serves: base models and LoRA adapters on them, by name.
  *
  *   model folder   DIR/config.json, model.safetensors, tokenizer.json
- *                  [tokenizer_config.json with chat_template] [adapters/<role>/ PEFT folders]
+ *                  [chat_template.jinja or tokenizer_config.json with chat_template]
+ *                  [generation_config.json with eos_token_id(s)] [adapters/<role>/ PEFT folders]
  *                  -> `<name>` and `<name>:<role>` per adapter
  *   run folder     DIR/checkpoints/step-N/ (the newest, see `newestCheckpoint`):
  *                  policies/<id>/ full models          -> `<run>:<id>`
@@ -17,9 +18,10 @@ import { findModelFolder } from '../engine/hub/resolve-model.js';
 import { readJsonFile } from '../engine/io/checkpoint.js';
 import { loadModel, loadModelAdapter } from '../engine/io/model-checkpoint.js';
 import type { Kernels } from '../engine/kernels/types.js';
+import { loadChatTemplate } from '../engine/tokenizer/chat-template.js';
+import { loadStopTokenIds } from '../engine/tokenizer/stop-tokens.js';
 import { listCheckpoints } from '../train/checkpoint-store.js';
 import { TroupeError } from '../util/errors.js';
-import { loadChatTemplate } from './chat-template.js';
 import type { ServedModel } from './types.js';
 
 export interface ServeLayout {
@@ -98,7 +100,7 @@ export function loadServedModels(kernels: Kernels, dir: string, options: { name?
   const byName = new Map<string, ServedModel>();
   for (const base of layout.bases) {
     const { model, tokenizer } = loadModel(kernels, base.dir);
-    const entry: ServedModel = { name: base.name, model, tokenizer, chatTemplate: loadChatTemplate(base.dir, tokenizer), root: base.dir };
+    const entry: ServedModel = { name: base.name, model, tokenizer, chatTemplate: loadChatTemplate(base.dir, tokenizer), stopIds: loadStopTokenIds(base.dir, tokenizer), root: base.dir };
     served.push(entry);
     byName.set(base.name, entry);
   }

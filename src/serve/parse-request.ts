@@ -98,7 +98,7 @@ function parseMessages(value: unknown): ChatMessage[] {
 }
 
 /** The fields both endpoints share. */
-function parseCommon(body: Body, endpoint: 'completions' | 'chat'): Omit<ServeRequest, 'prompts' | 'messages' | 'addGenerationPrompt' | 'logprobs'> {
+function parseCommon(body: Body, endpoint: 'completions' | 'chat'): Omit<ServeRequest, 'prompts' | 'messages' | 'addGenerationPrompt' | 'chatTemplateKwargs' | 'enableThinking' | 'logprobs'> {
   if (typeof body.model !== 'string' || body.model.length === 0) throw badParam('model', `expected a model name (see GET /v1/models), got ${describe(body.model)}`, 'missing_model');
   const n = optionalInt(body, 'n', (x) => x >= 1 && x <= MAX_CHOICES, `an integer from 1 to ${MAX_CHOICES}`) ?? 1;
   const bestOf = optionalInt(body, 'best_of', (x) => x >= 1, 'a positive integer');
@@ -131,7 +131,7 @@ export function parseCompletionRequest(body: unknown): ServeRequest {
   const prompts = parsePrompts(body.prompt);
   if (prompts.length * common.n > MAX_CHOICES) throw badParam('n', `${prompts.length} prompts x n = ${common.n} asks for more than ${MAX_CHOICES} completions; split the request`);
   const logprobs = optionalInt(body, 'logprobs', (x) => x >= 0 && x <= MAX_TOP_LOGPROBS, `an integer from 0 to ${MAX_TOP_LOGPROBS}`);
-  return { ...common, prompts, messages: [], addGenerationPrompt: false, logprobs: logprobs === undefined ? undefined : { top: logprobs } };
+  return { ...common, prompts, messages: [], addGenerationPrompt: false, chatTemplateKwargs: {}, enableThinking: undefined, logprobs: logprobs === undefined ? undefined : { top: logprobs } };
 }
 
 export function parseChatRequest(body: unknown): ServeRequest {
@@ -142,11 +142,17 @@ export function parseChatRequest(body: unknown): ServeRequest {
   const wantLogprobs = optionalBool(body, 'logprobs', false);
   const top = optionalInt(body, 'top_logprobs', (x) => x >= 0 && x <= MAX_TOP_LOGPROBS, `an integer from 0 to ${MAX_TOP_LOGPROBS}`);
   if (top !== undefined && top > 0 && !wantLogprobs) throw badParam('top_logprobs', 'needs "logprobs": true');
+  const kwargs = body.chat_template_kwargs ?? {};
+  if (!isObject(kwargs)) throw badParam('chat_template_kwargs', `expected an object of template variables like {"enable_thinking": false}, got ${describe(kwargs)?.slice(0, 80)}`);
+  const thinking = body.enable_thinking ?? kwargs.enable_thinking;
+  if (thinking !== undefined && typeof thinking !== 'boolean') throw badParam('enable_thinking', `expected true or false, got ${describe(thinking)}`);
   return {
     ...common,
     prompts: [],
     messages,
     addGenerationPrompt: optionalBool(body, 'add_generation_prompt', true),
+    chatTemplateKwargs: kwargs,
+    enableThinking: thinking,
     logprobs: wantLogprobs ? { top: top ?? 0 } : undefined,
   };
 }

@@ -85,7 +85,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const context = model.config.max_position_embeddings;
     const all =
       request.endpoint === 'chat'
-        ? [served.chatTemplate.encode(request.messages, request.addGenerationPrompt)]
+        ? [served.chatTemplate.encode(request.messages, { addGenerationPrompt: request.addGenerationPrompt, enableThinking: request.enableThinking, kwargs: request.chatTemplateKwargs })]
         : request.prompts.map((p) => {
             if ('ids' in p) return [...p.ids];
             const bos = tokenizer.special.bos;
@@ -124,6 +124,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       topP: request.topP,
       topK: request.topK,
       stop: request.stop,
+      stopIds: served.stopIds,
       adapter: served.adapter,
     }));
     const ctx: FormatContext = { id, created: Math.floor(Date.now() / 1000), model: served.name, tokenizer: served.tokenizer, request };

@@ -18,8 +18,10 @@
  * model read and wrote, so a client can train on them without re-tokenising.
  */
 import type { LlamaModel } from '../engine/model/llama-model.js';
+import type { ChatMessage, ChatTemplate } from '../engine/tokenizer/chat-template.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
-import type { ChatTemplate } from './chat-template.js';
+
+export type { ChatMessage } from '../engine/tokenizer/chat-template.js';
 
 /** One name the server answers to: the base model or one of its LoRA adapters. */
 export interface ServedModel {
@@ -28,6 +30,8 @@ export interface ServedModel {
   readonly model: LlamaModel;
   readonly tokenizer: Tokenizer;
   readonly chatTemplate: ChatTemplate;
+  /** Token ids that end a generation: generation_config.json's eos_token_id(s) and the tokenizer's eos. */
+  readonly stopIds: readonly number[];
   /** LoRA adapter of `model` (LlamaModel.adapters key); undefined for the base. */
   readonly adapter?: string;
   /** Served name of the base model an adapter applies to. */
@@ -39,11 +43,6 @@ export interface ServedModel {
 /** A prompt as given: text (encoded with BOS, like the embedded policy does) or token ids. */
 export type PromptInput = { readonly text: string } | { readonly ids: readonly number[] };
 
-export interface ChatMessage {
-  readonly role: string;
-  readonly content: string;
-}
-
 /** A validated request, either endpoint. Defaults are filled where they do not depend on the model. */
 export interface ServeRequest {
   readonly endpoint: 'completions' | 'chat';
@@ -54,6 +53,10 @@ export interface ServeRequest {
   readonly messages: readonly ChatMessage[];
   /** chat: append the assistant header (default true). */
   readonly addGenerationPrompt: boolean;
+  /** chat: more chat template variables (vLLM's `chat_template_kwargs`); {} for completions. */
+  readonly chatTemplateKwargs: Readonly<Record<string, unknown>>;
+  /** chat: Qwen3's thinking switch (`enable_thinking`, top level or in chat_template_kwargs); undefined = the template's default. */
+  readonly enableThinking: boolean | undefined;
   readonly n: number;
   readonly temperature: number;
   readonly topP: number;

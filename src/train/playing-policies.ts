@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel, loadModelAdapter } from '../engine/io/model-checkpoint.js';
+import type { Tokenizer } from '../engine/tokenizer/types.js';
+import { promptFormatOf } from '../policy/prompt-format.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { taskOptions } from '../config/runtime-options.js';
 import type { TaskDefinition, Env } from '../envs/types.js';
@@ -60,21 +62,27 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
   const kernels = await getKernels(config.engine.backend);
   const roleToPolicy = assignRoles(config.policy.map, roles);
   const checkpoint = runDir ? listCheckpoints(runDir).at(-1) : undefined;
+  // Played as trained: the base folder's chat template for natural-format prompts and its stop
+  // tokens (a saved policy folder keeps tokenizer_config.json but not chat_template.jinja).
+  const loadedBase = config.model.path === undefined ? undefined : await resolveModel(config.model.path);
+  const promptingOf = (dir: string, tokenizer: Tokenizer) => promptFormatOf(loadedBase ?? dir, tokenizer, { format: config.team.format, enableThinking: config.model.enable_thinking });
   const byId = new Map<string, Policy>();
   let source: string;
   if (checkpoint) {
     source = checkpoint.dir;
     const ids = [...new Set(roleToPolicy.values())];
     if (config.policy.map === 'lora') {
-      const { model, tokenizer } = loadModel(kernels, config.model.path === undefined ? join(runDir!, 'base') : await resolveModel(config.model.path));
+      const baseDir = loadedBase ?? join(runDir!, 'base');
+      const { model, tokenizer } = loadModel(kernels, baseDir);
+      const prompting = promptingOf(baseDir, tokenizer);
       for (const id of ids) {
         loadModelAdapter(model, join(checkpoint.dir, 'adapters', id), id);
-        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, adapter: id }));
+        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, adapter: id, prompting }));
       }
     } else {
       for (const id of ids) {
         const { model, tokenizer } = loadModel(kernels, join(checkpoint.dir, 'policies', id));
-        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer }));
+        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, prompting: promptingOf(join(checkpoint.dir, 'policies', id), tokenizer) }));
       }
     }
   } else {
@@ -88,8 +96,9 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
       );
     }
     source = path;
-    const { model, tokenizer } = loadModel(kernels, await resolveModel(path));
-    const policy = new EmbeddedPolicy({ id: 'base', model, tokenizer });
+    const dir = loadedBase ?? path;
+    const { model, tokenizer } = loadModel(kernels, dir);
+    const policy = new EmbeddedPolicy({ id: 'base', model, tokenizer, prompting: promptingOf(dir, tokenizer) });
     for (const id of new Set(roleToPolicy.values())) byId.set(id, policy);
   }
   return { policyFor: (role) => byId.get(roleToPolicy.get(role)!)!, source };

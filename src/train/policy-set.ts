@@ -13,7 +13,7 @@ import type { LlamaConfig } from '../engine/model/llama-config.js';
 import { LlamaModel } from '../engine/model/llama-model.js';
 import type { LoraConfig } from '../engine/model/lora.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
-import { EmbeddedPolicy } from '../policy/embedded-policy.js';
+import { EmbeddedPolicy, type PromptFormat } from '../policy/embedded-policy.js';
 import { TroupeError } from '../util/errors.js';
 import { Learner, type LearnerOptions } from './learner.js';
 
@@ -67,6 +67,8 @@ export function buildPolicySet(options: {
   seed: number;
   /** With a KL penalty: each policy's frozen reference is a copy of its starting weights. */
   withReference: boolean;
+  /** Chat template and stop tokens of a loaded chat model (see EmbeddedPolicy). */
+  prompting?: PromptFormat;
 }): PolicySet {
   const { spec, roles, base, tokenizer } = options;
   const roleToPolicy = assignRoles(spec, roles);
@@ -81,7 +83,7 @@ export function buildPolicySet(options: {
     for (const id of ids) {
       shared.addAdapter(id, options.lora, options.seed);
       const learner = new Learner({ policyId: id, model: shared, adapter: id, options: options.learner, reference: options.withReference ? { model: shared } : undefined });
-      members.set(id, { id, model: shared, adapter: id, policy: new EmbeddedPolicy({ id, model: shared, tokenizer, adapter: id }), learner, roles: rolesOf(id) });
+      members.set(id, { id, model: shared, adapter: id, policy: new EmbeddedPolicy({ id, model: shared, tokenizer, adapter: id, prompting: options.prompting }), learner, roles: rolesOf(id) });
     }
   } else {
     for (const id of ids) {
@@ -90,7 +92,7 @@ export function buildPolicySet(options: {
       models.set(id, model);
       const reference = options.withReference ? { model: copyModel(start) } : undefined;
       const learner = new Learner({ policyId: id, model, options: options.learner, reference });
-      members.set(id, { id, model, policy: new EmbeddedPolicy({ id, model, tokenizer }), learner, roles: rolesOf(id) });
+      members.set(id, { id, model, policy: new EmbeddedPolicy({ id, model, tokenizer, prompting: options.prompting }), learner, roles: rolesOf(id) });
     }
   }
   return {

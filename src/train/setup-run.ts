@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel } from '../engine/io/model-checkpoint.js';
+import type { PromptFormat } from '../policy/embedded-policy.js';
+import { promptFormatOf } from '../policy/prompt-format.js';
 import { llamaConfig, type LlamaConfig } from '../engine/model/llama-config.js';
 import type { LlamaModel } from '../engine/model/llama-model.js';
 import { CharTokenizer } from '../engine/tokenizer/char-tokenizer.js';
@@ -114,11 +116,13 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     });
 
   let base: LlamaModel;
+  let prompting: PromptFormat | undefined;
   if (config.model.path !== undefined) {
     const dir = await resolveModel(config.model.path);
     const loaded = loadModel(kernels, dir);
     base = loaded.model;
     tokenizer = loaded.tokenizer;
+    prompting = promptFormatOf(dir, tokenizer, { format: config.team.format, enableThinking: config.model.enable_thinking });
     hooks.log(`loaded the base model from ${config.model.path}${dir === config.model.path ? '' : ` (${dir})`}`);
   } else {
     base = await build(baseModelConfig(config, tokenizer.vocabSize), join(runDir, 'base'), roles);
@@ -138,6 +142,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     lora: { r: config.model.lora.r, alpha: config.model.lora.alpha, targetModules: config.model.lora.target_modules },
     seed: config.seed,
     withReference: config.train.kl_coef > 0,
+    prompting,
   });
   base.dispose();
   for (const m of own.values()) m.dispose();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { modelInit, modelLogprobs } from '../../cli/model-command.js';
-import { loadChatTemplate } from '../../serve/chat-template.js';
+import { loadChatTemplate } from './chat-template.js';
 import { testDir } from '../../util/test-dir.test-helper.js';
 import { loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
 import { FIXTURE_NAMES, fixtureDir, fixtureExpected, readFixtureJson } from './fixtures.test-helper.js';
@@ -45,6 +45,6 @@ for (const [index, name] of FIXTURE_NAMES.entries()) {
     // The kept tokenizer_config.json carries the chat template the server renders.
     const chat = loadChatTemplate(again, reloaded);
     assert.equal(chat.source, 'tokenizer_config');
-    assert.equal(chat.render([{ role: 'user', content: 'U, R' }], true), '<s>user: U, R\nassistant:');
+    assert.equal(chat.render([{ role: 'user', content: 'U, R' }], { addGenerationPrompt: true }), '<s>user: U, R\nassistant:');
   });
 }
