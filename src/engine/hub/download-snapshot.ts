@@ -9,9 +9,10 @@
  *
  * Files already in the snapshot are not fetched again.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
+import { readJsonFile } from '../io/checkpoint.js';
 import { downloadFile } from './download-file.js';
 import { missingModelFiles, repoCacheDir, snapshotDir } from './hub-cache.js';
 import { hubFetch, hubResponseError } from './hub-http.js';
@@ -48,13 +49,7 @@ async function fetchModelInfo(env: HubEnv, id: HubId): Promise<ModelInfo> {
 }
 
 function shardsOf(indexPath: string): string[] {
-  let index: { weight_map?: unknown };
-  try {
-    index = JSON.parse(readFileSync(indexPath, 'utf8')) as { weight_map?: unknown };
-  } catch (error) {
-    throw new TroupeError('checkpoint', `${indexPath} is not valid JSON (${(error as Error).message})`);
-  }
-  const map = index.weight_map;
+  const map = (readJsonFile(indexPath) as { weight_map?: unknown } | null)?.weight_map;
   if (typeof map !== 'object' || map === null) throw new TroupeError('checkpoint', `${indexPath} has no weight_map object naming the shard of each tensor`);
   return [...new Set(Object.values(map as Record<string, unknown>).filter((v): v is string => typeof v === 'string'))];
 }

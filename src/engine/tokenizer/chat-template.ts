@@ -22,6 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { TroupeError } from '../../util/errors.js';
+import { readJsonFile } from '../io/checkpoint.js';
 import { TOKENIZER_CONFIG_NAME } from './load-tokenizer.js';
 import type { Tokenizer } from './types.js';
 
@@ -102,12 +103,8 @@ function tokenText(value: unknown): string | undefined {
 }
 
 function readJsonObject(path: string): Record<string, unknown> {
-  try {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch (error) {
-    throw new TroupeError('checkpoint', `${path} is not valid JSON (${(error as Error).message})`);
-  }
+  const parsed = readJsonFile(path);
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   throw new TroupeError('checkpoint', `${path} is not a JSON object`);
 }
 

@@ -4,9 +4,10 @@
  * <|end_of_text|>, Qwen3 at <|im_end|> and <|endoftext|>) plus the tokenizer's eos. Serve and
  * the embedded policy both use it, so a chat model stops where transformers' generate stops.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
+import { readJsonFile } from '../io/checkpoint.js';
 import type { Tokenizer } from './types.js';
 
 export const GENERATION_CONFIG_FILE = 'generation_config.json';
@@ -16,13 +17,7 @@ export function loadStopTokenIds(dir: string, tokenizer: Tokenizer): number[] {
   if (tokenizer.special.eos !== undefined) ids.add(tokenizer.special.eos);
   const path = join(dir, GENERATION_CONFIG_FILE);
   if (!existsSync(path)) return [...ids].sort((a, b) => a - b);
-  let config: { eos_token_id?: unknown };
-  try {
-    config = JSON.parse(readFileSync(path, 'utf8')) as { eos_token_id?: unknown };
-  } catch (error) {
-    throw new TroupeError('checkpoint', `${path} is not valid JSON (${(error as Error).message})`);
-  }
-  const value = config.eos_token_id;
+  const value = (readJsonFile(path) as { eos_token_id?: unknown } | null)?.eos_token_id;
   const listed = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
   for (const id of listed) {
     if (!Number.isInteger(id) || (id as number) < 0) {
