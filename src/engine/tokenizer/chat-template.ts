@@ -23,10 +23,10 @@ import { join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { TroupeError } from '../../util/errors.js';
 import { readJsonFile } from '../io/checkpoint.js';
-import { TOKENIZER_CONFIG_NAME } from './load-tokenizer.js';
+import { CHAT_TEMPLATE_FILE_NAME, TOKENIZER_CONFIG_NAME } from './load-tokenizer.js';
 import type { Tokenizer } from './types.js';
 
-export const CHAT_TEMPLATE_FILE = 'chat_template.jinja';
+export const CHAT_TEMPLATE_FILE = CHAT_TEMPLATE_FILE_NAME;
 
 export interface ChatMessage {
   readonly role: string;

@@ -2,7 +2,7 @@
 // logprobs --text --bos`, and save + load of a checkpoint keeping both tokenizer files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { modelInit, modelLogprobs } from '../../cli/model-command.js';
 import { loadChatTemplate } from './chat-template.js';
@@ -48,3 +48,20 @@ for (const [index, name] of FIXTURE_NAMES.entries()) {
     assert.equal(chat.render([{ role: 'user', content: 'U, R' }], { addGenerationPrompt: true }), '<s>user: U, R\nassistant:');
   });
 }
+
+test('a chat_template.jinja beside the tokenizer survives a save (into tokenizer_config.json)', () => {
+  const name = FIXTURE_NAMES[0]!;
+  const dir = join(root, `${name}-jinja`);
+  modelInit({ hidden: 16, layers: 1, heads: 2, intermediate: 32, vocab: fixtureExpected(name).vocabSize, seed: 1, out: dir, tokenizer: join(fixtureDir(name), 'tokenizer.json') });
+  const text = '{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<reply>{% endif %}';
+  writeFileSync(join(dir, 'chat_template.jinja'), text);
+  const loaded = loadCheckpoint(dir);
+  assert.equal(loaded.tokenizer.tokenizerConfig?.()?.chat_template, text);
+  const saved = join(root, `${name}-jinja-saved`);
+  saveCheckpoint(saved, loaded);
+  assert.equal((readJson(join(saved, 'tokenizer_config.json')) as { chat_template: string }).chat_template, text);
+  const chat = loadChatTemplate(saved, loadCheckpoint(saved).tokenizer);
+  assert.equal(chat.source, 'tokenizer_config');
+  assert.equal(chat.render([{ role: 'user', content: 'hi' }], { addGenerationPrompt: true }), loadChatTemplate(dir, loaded.tokenizer).render([{ role: 'user', content: 'hi' }], { addGenerationPrompt: true }));
+  assert.equal(loadChatTemplate(dir, loaded.tokenizer).source, 'chat_template.jinja');
+});

@@ -25,6 +25,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The file beside a tokenizer.json that names its special tokens (and holds the chat template). */
 export const TOKENIZER_CONFIG_NAME = 'tokenizer_config.json';
+/** The chat template in a file of its own (chat-template.ts reads it first). */
+export const CHAT_TEMPLATE_FILE_NAME = 'chat_template.jinja';
 
 /**
  * Builds a Tokenizer from parsed tokenizer.json contents; `source` names the file in errors.
@@ -96,7 +98,11 @@ function readJson(path: string): unknown {
   }
 }
 
-/** Reads and parses a tokenizer.json file, with the tokenizer_config.json beside it if any. */
+/**
+ * Reads and parses a tokenizer.json file, with the tokenizer_config.json beside it if any. A
+ * `chat_template.jinja` beside them (where transformers 4.43+ keeps the template) is folded
+ * into the config's `chat_template`, so a checkpoint saved from this tokenizer keeps it.
+ */
 export function readTokenizer(path: string): Tokenizer {
   const json = readJson(path);
   const configPath = join(dirname(path), TOKENIZER_CONFIG_NAME);
@@ -106,5 +112,7 @@ export function readTokenizer(path: string): Tokenizer {
     if (!isObject(parsed)) throw bad(configPath, 'not a JSON object');
     config = parsed;
   }
+  const templatePath = join(dirname(path), CHAT_TEMPLATE_FILE_NAME);
+  if (existsSync(templatePath)) config = { ...config, chat_template: readFileSync(templatePath, 'utf8') };
   return tokenizerFromJson(json, path, config);
 }
