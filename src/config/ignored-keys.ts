@@ -55,10 +55,22 @@ const rules: readonly Rule[] = [
       '; remove it or set policy.kind: scripted',
   },
   {
-    keys: ['policy.map', 'policy.models'],
+    keys: ['policy.map'],
+    decidedBy: ['policy.kind'],
+    applies: (c) => c.policy.kind === 'embedded' || c.policy.kind === 'tinker',
+    why: (c) => `only embedded models and tinker training clients are mapped to roles, and policy.kind is ${c.policy.kind}; remove it or set policy.kind: embedded`,
+  },
+  {
+    keys: ['policy.models'],
     decidedBy: ['policy.kind'],
     applies: (c) => c.policy.kind === 'embedded',
-    why: (c) => `only embedded models are mapped to roles, and policy.kind is ${c.policy.kind}; remove it or set policy.kind: embedded`,
+    why: (c) => `only embedded models have per-policy sizes, and policy.kind is ${c.policy.kind}; remove it or set policy.kind: embedded`,
+  },
+  {
+    keys: ['policy.tinker'],
+    decidedBy: ['policy.kind'],
+    applies: (c) => c.policy.kind === 'tinker',
+    why: (c) => `only policy.kind tinker trains on a Tinker service, and policy.kind is ${c.policy.kind}; remove it or set policy.kind: tinker`,
   },
   {
     keys: ['policy.openai'],

@@ -7,6 +7,9 @@
  *     adapters/<id>/                 PEFT adapter folder (lora policies; the base is base/)
  *     optimizer/<id>.safetensors     AdamW moments (PyTorch state names) + step in metadata
  *
+ * A `policy.kind: tinker` policy's weights and optimizer state live on the service: its entry
+ * in state.json holds the tinker:// path that save_weights returned, and resume loads it back.
+ *
  * A checkpoint is written into a temporary folder and renamed into place, so a crash or a
  * full disk never leaves a half checkpoint under a real name; only the newest `keep` survive.
  * `step` is the last RL step whose update the weights include.
@@ -20,13 +23,13 @@ import { readSafetensors, writeSafetensors } from '../engine/io/safetensors.js';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import { TroupeError } from '../util/errors.js';
-import type { PolicySet } from './policy-set.js';
+import type { EmbeddedMember, PolicySet } from './policy-set.js';
 
 const PREFIX = 'step-';
 
 export interface CheckpointState {
   readonly step: number;
-  readonly policies: Record<string, { kind: 'model' | 'adapter' }>;
+  readonly policies: Record<string, { kind: 'model' | 'adapter' } | { kind: 'tinker'; path: string }>;
 }
 
 export function checkpointName(step: number): string {
@@ -52,7 +55,7 @@ function adapterBaseName(adapterDir: string, modelPath: string | undefined): str
   return existsSync(modelPath) ? relative(adapterDir, resolve(modelPath)) : modelPath;
 }
 
-export function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number, modelPath?: string): string {
+export async function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number, modelPath?: string): Promise<string> {
   const root = join(runDir, 'checkpoints');
   const final = join(root, checkpointName(step));
   const temp = join(root, `.tmp-${checkpointName(step)}-${process.pid}`);
@@ -61,17 +64,11 @@ export function saveTrainingCheckpoint(runDir: string, step: number, policies: P
     mkdirSync(join(temp, 'optimizer'), { recursive: true });
     const state: CheckpointState = { step, policies: {} };
     for (const [id, member] of policies.members) {
-      if (member.adapter !== undefined) {
-        const baseModelNameOrPath = adapterBaseName(resolve(final, 'adapters', id), modelPath);
-        saveModelAdapter(join(temp, 'adapters', id), member.model, member.adapter, { baseModelNameOrPath });
-        state.policies[id] = { kind: 'adapter' };
+      if (member.backend === 'tinker') {
+        state.policies[id] = { kind: 'tinker', path: await member.learner.model.saveWeights(`${checkpointName(step)}-${id}`) };
       } else {
-        saveModel(join(temp, 'policies', id), member.model, tokenizer);
-        state.policies[id] = { kind: 'model' };
+        state.policies[id] = saveEmbeddedMember(temp, id, member, tokenizer, adapterBaseName(resolve(final, 'adapters', id), modelPath));
       }
-      const optimizer = member.learner.exportOptimizerState();
-      const tensors = new Map([...optimizer.tensors].map(([name, data]) => [name, { shape: [data.length], data }]));
-      writeSafetensors(join(temp, 'optimizer', `${id}.safetensors`), tensors, { step: String(optimizer.step) });
     }
     writeFileAtomic(join(temp, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
     rmSync(final, { recursive: true, force: true });
@@ -85,28 +82,54 @@ export function saveTrainingCheckpoint(runDir: string, step: number, policies: P
   return final;
 }
 
+function saveEmbeddedMember(temp: string, id: string, member: EmbeddedMember, tokenizer: Tokenizer, baseModelNameOrPath: string): { kind: 'model' | 'adapter' } {
+  let kind: 'model' | 'adapter';
+  if (member.adapter !== undefined) {
+    saveModelAdapter(join(temp, 'adapters', id), member.model, member.adapter, { baseModelNameOrPath });
+    kind = 'adapter';
+  } else {
+    saveModel(join(temp, 'policies', id), member.model, tokenizer);
+    kind = 'model';
+  }
+  const optimizer = member.learner.exportOptimizerState();
+  const tensors = new Map([...optimizer.tensors].map(([name, data]) => [name, { shape: [data.length], data }]));
+  writeSafetensors(join(temp, 'optimizer', `${id}.safetensors`), tensors, { step: String(optimizer.step) });
+  return { kind };
+}
+
 /** Restores every policy's weights (or adapter) and optimizer state from a checkpoint folder. */
-export function loadTrainingCheckpoint(dir: string, policies: PolicySet): CheckpointState {
+export async function loadTrainingCheckpoint(dir: string, policies: PolicySet): Promise<CheckpointState> {
   const state = readJsonFile(join(dir, 'state.json')) as CheckpointState;
   for (const [id, member] of policies.members) {
     const saved = state.policies?.[id];
     if (!saved) {
       throw new TroupeError('checkpoint', `${dir} has no policy '${id}' (it has ${Object.keys(state.policies ?? {}).join(', ') || 'none'}); the run's policy.map changed since it was saved`);
     }
-    // Copy into the existing tensors: the learner's optimizer holds references to them.
-    const restore = member.adapter !== undefined
-      ? { tensors: loadLoraAdapter(join(dir, 'adapters', id), member.model.config).tensors, into: member.model.trainableParameters(member.adapter) }
-      : { tensors: loadCheckpoint(join(dir, 'policies', id)).tensors, into: member.model.parameters };
-    for (const [name, t] of restore.into) {
-      const source = restore.tensors.get(name);
-      if (!source || source.data.length !== t.size) throw new TroupeError('checkpoint', `${dir}: policy '${id}' tensor '${name}' is missing or of the wrong size`);
-      t.data.set(source.data);
+    if (member.backend === 'tinker') {
+      if (saved.kind !== 'tinker') throw new TroupeError('checkpoint', `${dir}: policy '${id}' was saved by an embedded run (${saved.kind}), and this run trains on a Tinker service; resume with the policy.kind it started with`);
+      await member.learner.model.loadWeights(saved.path, true);
+      await member.useSampler(await member.learner.model.saveForSampler());
+      continue;
     }
-    const optimizer = readSafetensors(join(dir, 'optimizer', `${id}.safetensors`));
-    member.learner.importOptimizerState({
-      step: Number(optimizer.metadata?.step ?? 0),
-      tensors: new Map([...optimizer.tensors].map(([name, t]) => [name, t.data])),
-    });
+    if (saved.kind === 'tinker') throw new TroupeError('checkpoint', `${dir}: policy '${id}' lives on a Tinker service (${saved.path}), and this run is embedded; resume with policy.kind: tinker`);
+    restoreEmbeddedMember(dir, id, member);
   }
   return state;
+}
+
+function restoreEmbeddedMember(dir: string, id: string, member: EmbeddedMember): void {
+  // Copy into the existing tensors: the learner's optimizer holds references to them.
+  const restore = member.adapter !== undefined
+    ? { tensors: loadLoraAdapter(join(dir, 'adapters', id), member.model.config).tensors, into: member.model.trainableParameters(member.adapter) }
+    : { tensors: loadCheckpoint(join(dir, 'policies', id)).tensors, into: member.model.parameters };
+  for (const [name, t] of restore.into) {
+    const source = restore.tensors.get(name);
+    if (!source || source.data.length !== t.size) throw new TroupeError('checkpoint', `${dir}: policy '${id}' tensor '${name}' is missing or of the wrong size`);
+    t.data.set(source.data);
+  }
+  const optimizer = readSafetensors(join(dir, 'optimizer', `${id}.safetensors`));
+  member.learner.importOptimizerState({
+    step: Number(optimizer.metadata?.step ?? 0),
+    tensors: new Map([...optimizer.tensors].map(([name, t]) => [name, t.data])),
+  });
 }

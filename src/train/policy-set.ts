@@ -14,29 +14,73 @@ import { LlamaModel } from '../engine/model/llama-model.js';
 import type { LoraConfig } from '../engine/model/lora.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import { EmbeddedPolicy, type PromptFormat } from '../policy/embedded-policy.js';
+import type { TinkerLearner } from '../policy/tinker-learner.js';
+import type { TinkerPolicy } from '../policy/tinker-policy.js';
+import type { Policy } from '../policy/types.js';
 import { TroupeError } from '../util/errors.js';
-import { Learner, type LearnerOptions } from './learner.js';
+import { Learner, type LearnerOptions, type TrainingSequence } from './learner.js';
 
 export type PolicyMapSpec = 'shared' | 'per-role' | 'lora' | Readonly<Record<string, string>>;
 
-export interface PolicyMember {
+/** What one update reports, whichever backend ran it (entropy is not available over the Tinker API). */
+export interface PolicyUpdate {
+  readonly loss: number;
+  readonly clip_fraction: number;
+  readonly kl: number | null;
+  readonly entropy: number | null;
+  readonly grad_norm: number | null;
+  readonly tokens: number;
+}
+
+/** One policy of the map: the trainer loop sees only `policy`, `roles` and `update`. */
+interface MemberCommon {
   readonly id: string;
+  /** Roles this policy plays. */
+  readonly roles: readonly string[];
+  readonly policy: Policy;
+  /** One optimizer step on this policy's sequences; afterwards `policy` samples the new weights. */
+  update(sequences: readonly TrainingSequence[], lr: number): Promise<PolicyUpdate>;
+}
+
+export interface EmbeddedMember extends MemberCommon {
+  readonly backend: 'embedded';
   readonly model: LlamaModel;
   readonly adapter?: string;
   readonly policy: EmbeddedPolicy;
   readonly learner: Learner;
-  /** Roles this policy plays. */
-  readonly roles: readonly string[];
 }
+
+/** A LoRA training client on a Tinker-compatible service (src/train/tinker-policy-set.ts). */
+export interface TinkerMember extends MemberCommon {
+  readonly backend: 'tinker';
+  readonly policy: TinkerPolicy;
+  readonly learner: TinkerLearner;
+  /** Samples from now on with the weights saved for sampling under this session id or tinker:// path. */
+  useSampler(sampler: string): Promise<void>;
+}
+
+export type PolicyMember = EmbeddedMember | TinkerMember;
 
 export interface PolicySet {
   readonly members: ReadonlyMap<string, PolicyMember>;
   /** Policy id per role. */
   readonly roleToPolicy: ReadonlyMap<string, string>;
-  /** Model ids per distinct model object (a LoRA base is one model for several policies). */
-  readonly models: ReadonlyMap<string, LlamaModel>;
-  policyFor(role: string): EmbeddedPolicy;
+  policyFor(role: string): Policy;
   dispose(): void;
+}
+
+/** The set's `policyFor`, with the error a role outside the map gets. */
+export function policyLookup(roleToPolicy: ReadonlyMap<string, string>, members: ReadonlyMap<string, PolicyMember>): (role: string) => Policy {
+  return (role) => {
+    const id = roleToPolicy.get(role);
+    if (id === undefined) throw new TroupeError('invariant', `internal invariant broken: no policy for role '${role}'`);
+    return members.get(id)!.policy;
+  };
+}
+
+/** An embedded member: its learner runs in-process, synchronously. */
+function embeddedMember(init: Omit<EmbeddedMember, 'backend' | 'update'>): EmbeddedMember {
+  return { backend: 'embedded', ...init, update: async (sequences, lr) => init.learner.update(sequences, lr) };
 }
 
 /** Policy id of every role under a map spec. */
@@ -73,7 +117,7 @@ export function buildPolicySet(options: {
   const { spec, roles, base, tokenizer } = options;
   const roleToPolicy = assignRoles(spec, roles);
   const ids = [...new Set(roleToPolicy.values())];
-  const members = new Map<string, PolicyMember>();
+  const members = new Map<string, EmbeddedMember>();
   const models = new Map<string, LlamaModel>();
   const rolesOf = (id: string) => roles.filter((r) => roleToPolicy.get(r) === id);
   if (spec === 'lora') {
@@ -83,7 +127,7 @@ export function buildPolicySet(options: {
     for (const id of ids) {
       shared.addAdapter(id, options.lora, options.seed);
       const learner = new Learner({ policyId: id, model: shared, adapter: id, options: options.learner, reference: options.withReference ? { model: shared } : undefined });
-      members.set(id, { id, model: shared, adapter: id, policy: new EmbeddedPolicy({ id, model: shared, tokenizer, adapter: id, prompting: options.prompting }), learner, roles: rolesOf(id) });
+      members.set(id, embeddedMember({ id, model: shared, adapter: id, policy: new EmbeddedPolicy({ id, model: shared, tokenizer, adapter: id, prompting: options.prompting }), learner, roles: rolesOf(id) }));
     }
   } else {
     for (const id of ids) {
@@ -92,18 +136,13 @@ export function buildPolicySet(options: {
       models.set(id, model);
       const reference = options.withReference ? { model: copyModel(start) } : undefined;
       const learner = new Learner({ policyId: id, model, options: options.learner, reference });
-      members.set(id, { id, model, policy: new EmbeddedPolicy({ id, model, tokenizer, prompting: options.prompting }), learner, roles: rolesOf(id) });
+      members.set(id, embeddedMember({ id, model, policy: new EmbeddedPolicy({ id, model, tokenizer, prompting: options.prompting }), learner, roles: rolesOf(id) }));
     }
   }
   return {
     members,
     roleToPolicy,
-    models,
-    policyFor(role) {
-      const id = roleToPolicy.get(role);
-      if (id === undefined) throw new TroupeError('invariant', `internal invariant broken: no policy for role '${role}'`);
-      return members.get(id)!.policy;
-    },
+    policyFor: policyLookup(roleToPolicy, members),
     dispose() {
       for (const m of members.values()) m.learner.dispose();
       for (const model of models.values()) model.dispose();

@@ -143,7 +143,7 @@ async function trainLoop(
   let first = 0;
   const latest = ctx.resume ? listCheckpoints(ctx.runDir).at(-1) : undefined;
   if (latest) {
-    loadTrainingCheckpoint(latest.dir, setup.policies);
+    await loadTrainingCheckpoint(latest.dir, setup.policies);
     truncateMetrics(ctx.metricsPath, latest.step);
     first = latest.step + 1;
     ctx.log(`resuming after step ${latest.step} from ${latest.dir}`);
@@ -182,7 +182,7 @@ async function trainLoop(
       // Let pending signals (Ctrl-C) be delivered: a step itself never yields to the event loop.
       await new Promise((resolve) => setImmediate(resolve));
       stopNow = interrupted || (ctx.stopAfterSteps !== undefined && step - first + 1 >= ctx.stopAfterSteps);
-      if (every(t.checkpoint_every) || last || stopNow) saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, config.model.path);
+      if (every(t.checkpoint_every) || last || stopNow) await saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, config.model.path);
       progress.update(progressFromTrain(record, lastEval));
       if (stopNow) break;
     }

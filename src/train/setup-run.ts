@@ -3,7 +3,11 @@
  * source, the tokenizer, the base model(s) (warm-started or loaded), and the policy set with
  * one learner per policy.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { findModelFolder } from '../engine/hub/resolve-model.js';
+import { TOKENIZER_FILE } from '../engine/io/checkpoint.js';
+import { readTokenizer } from '../engine/tokenizer/load-tokenizer.js';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel } from '../engine/io/model-checkpoint.js';
@@ -23,6 +27,7 @@ import { TroupeError } from '../util/errors.js';
 import { prepareBaseModel } from './base-model.js';
 import type { LearnerOptions } from './learner.js';
 import { assignRoles, buildPolicySet, overriddenConfig, type PolicySet } from './policy-set.js';
+import { buildTinkerPolicySet, tinkerApiKey, tinkerBaseModel } from './tinker-policy-set.js';
 import type { TrainStepInput } from './train-step.js';
 import type { WarmStartStep } from './warm-start.js';
 
@@ -55,8 +60,13 @@ export function baseModelConfig(config: ResolvedConfig, vocab: number): LlamaCon
  * team. Runs before anything is written, so a bad config leaves no half-made run folder.
  */
 export function checkTrainable(config: ResolvedConfig): void {
-  if (config.policy.kind !== 'embedded') {
-    throw new TroupeError('config', `policy.kind: troupe train trains embedded models, got ${JSON.stringify(config.policy.kind)}; set policy.kind: embedded (use troupe eval or troupe rollout for other kinds)`);
+  if (config.policy.kind !== 'embedded' && config.policy.kind !== 'tinker') {
+    throw new TroupeError('config', `policy.kind: troupe train trains embedded models or LoRA clients on a Tinker service, got ${JSON.stringify(config.policy.kind)}; set policy.kind: embedded or tinker (use troupe eval or troupe rollout for other kinds)`);
+  }
+  if (config.policy.kind === 'tinker') {
+    tinkerApiKey();
+    tinkerBaseModel(config);
+    if (config.train.kl_coef !== 0) throw new TroupeError('config', 'train.kl_coef: a KL penalty is not supported with policy.kind tinker yet (the reference logprobs would need one more request per sequence); set train.kl_coef: 0');
   }
   if (config.policy.openai !== undefined) {
     throw new TroupeError(
@@ -93,6 +103,11 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   const spec = config.policy.map;
   const roleToPolicy = assignRoles(spec, roles);
 
+  if (config.policy.kind === 'tinker') {
+    const tokenizer = tinkerTokenizer(config);
+    const policies = await buildTinkerPolicySet({ config, roles, tokenizer, learner: learnerOptions(config), log: hooks.log });
+    return runSetup(config, { team, source, rollout, tokenizer, policies });
+  }
   let tokenizer: Tokenizer = config.model.tokenizer === 'ascii' ? CharTokenizer.ascii() : CharTokenizer.standard();
   const ws = config.warm_start;
   const warmStart = { enabled: ws.enabled, skill: ws.skill, episodes: ws.episodes, epochs: ws.epochs, lr: ws.lr, batchTokens: ws.batch_tokens, warmupSteps: ws.warmup_steps };
@@ -146,6 +161,11 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   });
   base.dispose();
   for (const m of own.values()) m.dispose();
+  return runSetup(config, { team, source, rollout, tokenizer, policies });
+}
+
+function runSetup(config: ResolvedConfig, parts: { team: Team<Env>; source: TaskSource<Env>; rollout: RolloutOptions; tokenizer: Tokenizer; policies: PolicySet }): RunSetup {
+  const { team, source, rollout, tokenizer, policies } = parts;
   return {
     tokenizer,
     policies,
@@ -162,4 +182,16 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     evalInput: { team, source, policyFor: (role) => policies.policyFor(role), rollout },
     dispose: () => policies.dispose(),
   };
+}
+
+/**
+ * The tokenizer of a tinker run, read locally (prompts are tokenised here, so the learner
+ * trains on exactly the ids the service sampled from): model.path, else the base model's hub id
+ * in the Hugging Face cache. Only tokenizer files are read, never the weights.
+ */
+function tinkerTokenizer(config: ResolvedConfig): Tokenizer {
+  const name = config.model.path ?? tinkerBaseModel(config);
+  const file = join(findModelFolder(name), TOKENIZER_FILE);
+  if (!existsSync(file)) throw new TroupeError('config', `model.path: ${name} has no tokenizer.json (${file}); policy.kind tinker tokenises prompts locally, so set model.path to the base model's folder or hub id`);
+  return readTokenizer(file);
 }

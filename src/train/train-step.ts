@@ -65,7 +65,7 @@ export async function trainStep<E extends Env>(input: TrainStepInput<E>): Promis
       policies[id] = { loss: null, clip_fraction: null, kl: null, entropy: null, grad_norm: null, tokens: 0 };
       continue;
     }
-    const m = member.learner.update(sequences, input.lr);
+    const m = await member.update(sequences, input.lr);
     policies[id] = { loss: m.loss, clip_fraction: m.clip_fraction, kl: m.kl, entropy: m.entropy, grad_norm: m.grad_norm, tokens: m.tokens };
   }
   const updated = performance.now();
