@@ -6,6 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCachedSnapshot } from '../engine/hub/fake-hub.test-helper.js';
+import { loadModel, saveModelAdapter } from '../engine/io/model-checkpoint.js';
+import { createReferenceKernels } from '../engine/kernels/reference.js';
 import { testDir } from '../util/test-dir.test-helper.js';
 import { TroupeError } from '../util/errors.js';
 import { modelInit, modelLogprobs } from './model-command.js';
@@ -18,19 +20,34 @@ const hfHome = join(root, 'hf');
 const commit = '1234abcd'.repeat(5);
 const snapshot = writeCachedSnapshot(join(hfHome, 'hub'), 'Org/Tiny', commit, new Map(readdirSync(folder).map((f) => [f, readFileSync(join(folder, f))])));
 const ids = [1, 20, 21, 22, 5];
+// A PEFT adapter with non-zero B (so it changes the numbers), cached as its own hub repo.
+const adapterDir = join(root, 'lora');
+{
+  const { model } = loadModel(createReferenceKernels(), folder);
+  const adapter = model.addAdapter('a', { r: 2, alpha: 4, targetModules: ['q_proj', 'v_proj'] }, 1);
+  for (const t of adapter.parameters.values()) t.data.forEach((_, i) => (t.data[i] = Math.sin(i + t.data.length) * 0.5));
+  saveModelAdapter(adapterDir, model, 'a', { baseModelNameOrPath: 'Org/Tiny' });
+  model.dispose();
+}
+writeCachedSnapshot(join(hfHome, 'hub'), 'Org/Tiny-lora', commit, new Map(readdirSync(adapterDir).map((f) => [f, readFileSync(join(adapterDir, f))])));
 const main = join(process.cwd(), 'dist', 'src', 'cli', 'main.js');
 
 function troupe(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [main, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
 }
 
-test('troupe model logprobs Org/Name --ids reads the model from the HF cache under HF_HOME, offline', () => {
+test('troupe model logprobs Org/Name [--adapter Org/Lora] --ids reads both from the HF cache under HF_HOME, offline', () => {
   const run = troupe(['model', 'logprobs', 'Org/Tiny', '--ids', ids.join(','), '--json'], { HF_HOME: hfHome, HF_HUB_OFFLINE: '1' });
   assert.equal(run.status, 0, run.stderr);
   const expected = modelLogprobs(folder, { ids }).logprobs;
   const got = JSON.parse(run.stdout) as number[];
   assert.equal(got.length, expected.length);
   got.forEach((lp, i) => assert.ok(Math.abs(lp - expected[i]!) < 1e-5, `token ${i}: ${lp} vs ${expected[i]} (the CLI's kernels may round differently)`));
+  const withAdapter = troupe(['model', 'logprobs', 'Org/Tiny', '--adapter', 'Org/Tiny-lora', '--ids', ids.join(','), '--json'], { HF_HOME: hfHome, HF_HUB_OFFLINE: '1' });
+  assert.equal(withAdapter.status, 0, withAdapter.stderr);
+  const adapted = modelLogprobs(folder, { ids, adapter: adapterDir }).logprobs;
+  assert.ok(adapted.some((lp, i) => Math.abs(lp - expected[i]!) > 1e-3), 'the adapter changes the numbers');
+  (JSON.parse(withAdapter.stdout) as number[]).forEach((lp, i) => assert.ok(Math.abs(lp - adapted[i]!) < 1e-5, `adapter token ${i}: ${lp} vs ${adapted[i]}`));
   const missing = troupe(['model', 'logprobs', 'Org/Other', '--ids', '1,2'], { HF_HOME: hfHome, HF_HUB_OFFLINE: '1' });
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /^troupe: checkpoint error: Org\/Other is not in the cache at .*models--Org--Other and HF_HUB_OFFLINE is set; .*\n$/);

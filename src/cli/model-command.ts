@@ -209,11 +209,12 @@ export function registerModelCommand(program: Command): void {
     .option('--ids <ids>', 'comma-separated token ids', idList)
     .option('--text <text>', 'text to tokenize with the model folder\'s tokenizer')
     .option('--bos', 'prepend the BOS token to --text', false)
-    .option('--adapter <dir>', 'apply a PEFT LoRA adapter folder')
+    .option('--adapter <dir>', 'apply a PEFT LoRA adapter: a folder or a hub id of an adapter repo')
     .option('--json', 'print a JSON array (one number per token after the first)', false)
     .addOption(backendOption())
     .action(async (dir: string, opts: ModelLogprobsOptions & { json: boolean; backend?: BackendName }) => {
-      const { ids, logprobs, tokenizer } = modelLogprobs(await resolveModel(dir), opts, await getKernels(opts.backend));
+      const adapter = opts.adapter === undefined ? {} : { adapter: await resolveModel(opts.adapter) };
+      const { ids, logprobs, tokenizer } = modelLogprobs(await resolveModel(dir), { ...opts, ...adapter }, await getKernels(opts.backend));
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(logprobs)}\n`);
         return;

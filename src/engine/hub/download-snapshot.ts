@@ -2,7 +2,8 @@
  * Downloads what Troupe loads of one revision of a model repo into the hub cache:
  *
  *   1. GET /api/models/<Org/Name>/revision/<revision>: the commit (`sha`) and the file list;
- *   2. the metadata files Troupe reads (config, generation config, tokenizer, template);
+ *   2. the metadata files Troupe reads (config, generation config, tokenizer, template,
+ *      adapter config);
  *   3. the weights: the shards model.safetensors.index.json names, else model.safetensors,
  *      else every top-level *.safetensors file (nothing else: no .bin, .gguf, onnx, ...);
  *   4. refs/<revision> <- the commit, last, so the ref names only complete snapshots.
@@ -27,6 +28,7 @@ export const METADATA_FILES = [
   'tokenizer_config.json',
   'special_tokens_map.json',
   'chat_template.jinja',
+  'adapter_config.json', // a PEFT adapter repo (its weights are adapter_model.safetensors)
 ] as const;
 const INDEX_FILE = 'model.safetensors.index.json';
 

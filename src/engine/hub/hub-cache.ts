@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE } from '../io/peft-adapter.js';
 import { isCommitHash, repoFolderName } from './hub-id.js';
 import type { CachedModel, HubId } from './types.js';
 
@@ -34,9 +35,11 @@ export function snapshotDir(cacheDir: string, repo: string, commit: string): str
 
 /**
  * Files a loadable snapshot lacks: config.json and the weights (model.safetensors, or every
- * shard the index names). Tokenizer files are optional (`--ids` scores without one).
+ * shard the index names); for a PEFT adapter repo (adapter_config.json), its
+ * adapter_model.safetensors. Tokenizer files are optional (`--ids` scores without one).
  */
 export function missingModelFiles(dir: string): string[] {
+  if (existsSync(join(dir, ADAPTER_CONFIG_FILE))) return [ADAPTER_WEIGHTS_FILE].filter((f) => !existsSync(join(dir, f)));
   const missing = ['config.json'].filter((f) => !existsSync(join(dir, f)));
   const indexPath = join(dir, INDEX_FILE);
   if (existsSync(indexPath)) {

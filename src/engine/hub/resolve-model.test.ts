@@ -19,8 +19,14 @@ saveCheckpoint(modelDir, { config, tensors: randomLlamaTensors(config, 3), token
 const fixtureFiles = new Map(readdirSync(modelDir).map((f) => [f, readFileSync(join(modelDir, f))]));
 const commit = 'c0ffee'.padEnd(40, '7');
 const files = new Map([...fixtureFiles, ['README.md', Buffer.from('# tiny\n')], ['pytorch_model.bin', Buffer.alloc(4096, 1)]]);
+const adapterFiles = new Map([
+  ['adapter_config.json', Buffer.from('{"peft_type": "LORA", "r": 2}')],
+  ['adapter_model.safetensors', Buffer.alloc(300, 7)],
+  ['README.md', Buffer.from('# adapter\n')],
+]);
 const repos = new Map<string, FakeRepo>([
   ['troupe-test/tiny', { commit, files }],
+  ['troupe-test/tiny-lora', { commit, files: adapterFiles }],
   ['troupe-test/gated', { commit, files, token: 'hf_secret' }],
 ]);
 const hub = await startFakeHub(repos);
@@ -136,4 +142,14 @@ test('an existing folder is returned as given, even when it looks like a hub id'
   const relative = join(root, 'Org', 'Name');
   mkdirSync(relative, { recursive: true });
   assert.equal(await resolveModel(relative, { env: freshEnv({ offline: true }) }), relative);
+});
+
+test('a PEFT adapter repo downloads its adapter files and is then found in the cache', async () => {
+  const env = freshEnv();
+  const dir = await resolveModel('troupe-test/tiny-lora', { env, progress: sink() });
+  assert.deepEqual(readdirSync(dir).sort(), ['adapter_config.json', 'adapter_model.safetensors']);
+  assert.deepEqual(readFileSync(join(dir, 'adapter_model.safetensors')), adapterFiles.get('adapter_model.safetensors'));
+  const before = hub.requests.length;
+  assert.equal(await resolveModel('troupe-test/tiny-lora', { env: { ...env, offline: true } }), dir);
+  assert.equal(hub.requests.length, before);
 });
