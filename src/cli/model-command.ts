@@ -104,7 +104,7 @@ export interface ModelLogprobsOptions {
 
 /** Logprob of each token given the ones before it (ids.length - 1 numbers), via the engine. */
 export function modelLogprobs(dir: string, options: ModelLogprobsOptions, kernels: Kernels = createReferenceKernels()): { ids: number[]; logprobs: number[]; tokenizer: Tokenizer } {
-  const { model, tokenizer } = loadModel(kernels, dir);
+  const { model, tokenizer } = loadModel(kernels, dir, { frozen: true }); // scoring only
   try {
     const ids = tokenIds(options, tokenizer, model.config);
     const adapter = options.adapter === undefined ? undefined : loadModelAdapter(model, options.adapter, 'cli').name;

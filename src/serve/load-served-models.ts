@@ -99,7 +99,7 @@ export function loadServedModels(kernels: Kernels, dir: string, options: { name?
   const served: ServedModel[] = [];
   const byName = new Map<string, ServedModel>();
   for (const base of layout.bases) {
-    const { model, tokenizer } = loadModel(kernels, base.dir);
+    const { model, tokenizer } = loadModel(kernels, base.dir, { frozen: true }); // serving only: a bf16 checkpoint stays bf16
     const entry: ServedModel = { name: base.name, model, tokenizer, chatTemplate: loadChatTemplate(base.dir, tokenizer), stopIds: loadStopTokenIds(base.dir, tokenizer), root: base.dir };
     served.push(entry);
     byName.set(base.name, entry);

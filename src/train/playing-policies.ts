@@ -73,7 +73,7 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
     const ids = [...new Set(roleToPolicy.values())];
     if (config.policy.map === 'lora') {
       const baseDir = loadedBase ?? join(runDir!, 'base');
-      const { model, tokenizer } = loadModel(kernels, baseDir);
+      const { model, tokenizer } = loadModel(kernels, baseDir, { frozen: true });
       const prompting = promptingOf(baseDir, tokenizer);
       for (const id of ids) {
         loadModelAdapter(model, join(checkpoint.dir, 'adapters', id), id);
@@ -81,7 +81,7 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
       }
     } else {
       for (const id of ids) {
-        const { model, tokenizer } = loadModel(kernels, join(checkpoint.dir, 'policies', id));
+        const { model, tokenizer } = loadModel(kernels, join(checkpoint.dir, 'policies', id), { frozen: true });
         byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, prompting: promptingOf(join(checkpoint.dir, 'policies', id), tokenizer) }));
       }
     }
@@ -97,7 +97,7 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
     }
     source = path;
     const dir = loadedBase ?? path;
-    const { model, tokenizer } = loadModel(kernels, dir);
+    const { model, tokenizer } = loadModel(kernels, dir, { frozen: true }); // these policies only play
     const policy = new EmbeddedPolicy({ id: 'base', model, tokenizer, prompting: promptingOf(dir, tokenizer) });
     for (const id of new Set(roleToPolicy.values())) byId.set(id, policy);
   }

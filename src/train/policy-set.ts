@@ -94,9 +94,9 @@ export function assignRoles(spec: PolicyMapSpec, roles: readonly string[]): Map<
   return new Map(roles.map((r) => [r, spec[r]!]));
 }
 
-/** A copy of `base` with its own weights (all trainable). */
+/** A copy of `base` with its own weights (all trainable, float32). */
 export function copyModel(base: LlamaModel): LlamaModel {
-  return LlamaModel.fromTensors(base.kernels, base.config, base.parameters);
+  return base.clone({ trainable: true });
 }
 
 export function buildPolicySet(options: {
@@ -121,8 +121,7 @@ export function buildPolicySet(options: {
   const models = new Map<string, LlamaModel>();
   const rolesOf = (id: string) => roles.filter((r) => roleToPolicy.get(r) === id);
   if (spec === 'lora') {
-    const shared = copyModel(base);
-    shared.freezeBase();
+    const shared = base.clone({ trainable: false }); // frozen: keeps a bf16 base bf16
     models.set('base', shared);
     for (const id of ids) {
       shared.addAdapter(id, options.lora, options.seed);

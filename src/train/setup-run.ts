@@ -134,7 +134,8 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   let prompting: PromptFormat | undefined;
   if (config.model.path !== undefined) {
     const dir = await resolveModel(config.model.path);
-    const loaded = loadModel(kernels, dir);
+    // LoRA keeps the base frozen, so a bf16 checkpoint stays bf16 (half the memory).
+    const loaded = loadModel(kernels, dir, { frozen: config.policy.map === 'lora' });
     base = loaded.model;
     tokenizer = loaded.tokenizer;
     prompting = promptFormatOf(dir, tokenizer, { format: config.team.format, enableThinking: config.model.enable_thinking });

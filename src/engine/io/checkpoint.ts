@@ -1,6 +1,7 @@
 /**
  * A model folder in the Hugging Face layout, so transformers or vLLM can load what Troupe
- * trains (and Troupe can load small HF Llama checkpoints in float32/16):
+ * trains (and Troupe can load HF checkpoints in float32, float16 or bfloat16, single-file or
+ * sharded with model.safetensors.index.json; see checkpoint-weights.ts):
  *
  *   config.json            LlamaConfig (architectures LlamaForCausalLM)
  *   model.safetensors      parameters under HF names, metadata {"format": "pt"} (transformers
@@ -26,11 +27,12 @@ import { readTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/types.js';
 import { writeFolderAtomic } from './atomic-write.js';
 import { parseLlamaConfig } from './parse-llama-config.js';
-import { encodeSafetensors, readSafetensors } from './safetensors.js';
-import { formatShape, type NamedTensor, type TensorMap } from './types.js';
+import { openCheckpointWeights, WEIGHTS_FILE } from './checkpoint-weights.js';
+import { encodeSafetensors } from './safetensors.js';
+import { formatShape, shapeSize, type NamedTensor, type TensorMap } from './types.js';
 
 export const CONFIG_FILE = 'config.json';
-export const WEIGHTS_FILE = 'model.safetensors';
+export { WEIGHTS_FILE };
 export const TOKENIZER_FILE = 'tokenizer.json';
 export const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
 
@@ -46,13 +48,13 @@ export function expectedTensorShapes(config: LlamaConfig): Map<string, number[]>
 }
 
 /**
- * Checks that `tensors` holds exactly the parameters of `config` with the right shapes and
- * returns them without ignorable extras (rotary inv_freq buffers; a tied lm_head equal to the
- * embedding). Throws a `checkpoint` error naming the first offending tensor.
+ * Checks names and shapes against the config without reading any data: every parameter is
+ * there with its shape, and nothing else but ignorable extras (rotary inv_freq buffers, and
+ * an lm_head beside tied embeddings, which the caller must compare: `tiedHead`). Throws a
+ * `checkpoint` error naming `source` and the first offending tensor.
  */
-export function checkTensors(config: LlamaConfig, tensors: TensorMap, source: string): Map<string, NamedTensor> {
+export function checkTensorShapes(config: LlamaConfig, tensors: ReadonlyMap<string, { readonly shape: readonly number[] }>, source: string): { tiedHead: boolean } {
   const expected = expectedTensorShapes(config);
-  const checked = new Map<string, NamedTensor>();
   for (const [name, shape] of expected) {
     const tensor = tensors.get(name);
     if (tensor === undefined) {
@@ -61,15 +63,37 @@ export function checkTensors(config: LlamaConfig, tensors: TensorMap, source: st
     if (tensor.shape.length !== shape.length || tensor.shape.some((d, i) => d !== shape[i])) {
       throw new TroupeError('checkpoint', `${source}: tensor ${name} has shape ${formatShape(tensor.shape)} but the config implies ${formatShape(shape)}`);
     }
-    checked.set(name, tensor);
   }
+  let tiedHead = false;
   for (const [name, tensor] of tensors) {
     if (expected.has(name) || name.endsWith('.rotary_emb.inv_freq')) continue;
-    const embed = checked.get('model.embed_tokens.weight') as NamedTensor;
-    if (name === 'lm_head.weight' && config.tie_word_embeddings && tensor.data.length === embed.data.length && tensor.data.every((v, i) => v === embed.data[i])) continue;
+    const embed = expected.get('model.embed_tokens.weight')!;
+    if (name === 'lm_head.weight' && config.tie_word_embeddings && formatShape(tensor.shape) === formatShape(embed)) {
+      tiedHead = true;
+      continue;
+    }
     throw new TroupeError('checkpoint', `${source}: unexpected tensor ${name} ${formatShape(tensor.shape)}; it is not part of a ${config.model_type} model with this config (${config.architectures.join(', ')})`);
   }
-  return checked;
+  return { tiedHead };
+}
+
+/** The error for an lm_head that differs from the embeddings it is tied to. */
+export function untiedHeadError(source: string): TroupeError {
+  return new TroupeError('checkpoint', `${source}: lm_head.weight differs from model.embed_tokens.weight but config.json says tie_word_embeddings: true; set it to false or drop lm_head.weight`);
+}
+
+/**
+ * Checks that `tensors` holds exactly the parameters of `config` with the right shapes and
+ * returns them without ignorable extras (see checkTensorShapes).
+ */
+export function checkTensors(config: LlamaConfig, tensors: TensorMap, source: string): Map<string, NamedTensor> {
+  const { tiedHead } = checkTensorShapes(config, tensors, source);
+  if (tiedHead) {
+    const head = tensors.get('lm_head.weight')!.data;
+    const embed = tensors.get('model.embed_tokens.weight')!.data;
+    if (!head.every((v, i) => v === embed[i])) throw untiedHeadError(source);
+  }
+  return new Map([...expectedTensorShapes(config).keys()].map((name) => [name, tensors.get(name)!]));
 }
 
 function tokenizerConfig(tokenizer: Tokenizer): Record<string, unknown> {
@@ -119,20 +143,44 @@ export function readJsonFile(path: string): unknown {
   }
 }
 
-/** Loads and validates a model folder written by `saveCheckpoint` (or by transformers). */
+/** The folder's tokenizer.json, or without one a tokenizer of bare token ids (IdsOnlyTokenizer). */
+export function readFolderTokenizer(dir: string, config: LlamaConfig): Tokenizer {
+  const tokenizerPath = join(dir, TOKENIZER_FILE);
+  // Without tokenizer.json the folder still scores and samples token ids (see IdsOnlyTokenizer).
+  return existsSync(tokenizerPath)
+    ? readTokenizer(tokenizerPath)
+    : new IdsOnlyTokenizer({ vocabSize: config.vocab_size, special: { bos: config.bos_token_id, eos: config.eos_token_id }, source: dir });
+}
+
+/** Every tensor of the folder's weights (single file or shards) as float32. */
+function readAllWeights(dir: string): Map<string, NamedTensor> {
+  const weights = openCheckpointWeights(dir);
+  try {
+    const tensors = new Map<string, NamedTensor>();
+    for (const [name, t] of weights.tensors) {
+      const data = new Float32Array(shapeSize(t.shape));
+      weights.read(name, data);
+      tensors.set(name, { shape: t.shape, data });
+    }
+    return tensors;
+  } finally {
+    weights.close();
+  }
+}
+
+/**
+ * Loads and validates a model folder written by `saveCheckpoint` (or by transformers), every
+ * tensor as float32 in JavaScript memory. To load a model onto kernels, streamed and
+ * optionally bf16, use loadModel (model-checkpoint.ts).
+ */
 export function loadCheckpoint(dir: string): Checkpoint {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new TroupeError('checkpoint', `model folder ${dir} does not exist; create one with \`troupe model init --out ${dir}\``);
   }
   const configPath = join(dir, CONFIG_FILE);
   const config = parseLlamaConfig(readJsonFile(configPath), configPath);
-  const weightsPath = join(dir, WEIGHTS_FILE);
-  const tensors = checkTensors(config, readSafetensors(weightsPath).tensors, weightsPath);
-  const tokenizerPath = join(dir, TOKENIZER_FILE);
-  // Without tokenizer.json the folder still scores and samples token ids (see IdsOnlyTokenizer).
-  const tokenizer = existsSync(tokenizerPath)
-    ? readTokenizer(tokenizerPath)
-    : new IdsOnlyTokenizer({ vocabSize: config.vocab_size, special: { bos: config.bos_token_id, eos: config.eos_token_id }, source: dir });
+  const tensors = checkTensors(config, readAllWeights(dir), dir);
+  const tokenizer = readFolderTokenizer(dir, config);
   if (tokenizer.vocabSize > config.vocab_size) {
     throw new TroupeError('checkpoint', `${join(dir, TOKENIZER_FILE)} has ${tokenizer.vocabSize} tokens but ${configPath} says vocab_size ${config.vocab_size}`);
   }

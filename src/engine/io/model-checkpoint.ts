@@ -3,29 +3,28 @@
  * (Tensor by HF name) become a TensorMap for saving, and a loaded folder becomes a model.
  *
  *   saveModel('runs/x/model', model, tokenizer);
- *   const { model, tokenizer } = loadModel(kernels, 'runs/x/model');
+ *   const { model, tokenizer } = loadModel(kernels, 'runs/x/model', { frozen: true });  // load-model.ts
  *   saveModelAdapter('runs/x/adapters/plan', model, 'plan', { baseModelNameOrPath: '../../model' });
  *   loadModelAdapter(model, 'runs/x/adapters/plan', 'plan');
  */
-import type { Kernels } from '../kernels/types.js';
-import { LlamaModel } from '../model/llama-model.js';
+import type { LlamaModel } from '../model/llama-model.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { Tokenizer } from '../tokenizer/types.js';
-import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
+import type { Tensor } from '../tensor.js';
+import { weightToF32 } from '../weight-ops.js';
+import { saveCheckpoint } from './checkpoint.js';
 import { loadLoraAdapter, saveLoraAdapter } from './peft-adapter.js';
 import type { NamedTensor } from './types.js';
 
-function asTensorMap(parameters: ReadonlyMap<string, { shape: readonly number[]; data: Float32Array }>): Map<string, NamedTensor> {
-  return new Map([...parameters].map(([name, t]) => [name, { shape: t.shape, data: t.data }]));
+export { loadModel, type LoadModelOptions } from './load-model.js';
+
+/** Parameters as plain tensors; bf16 weights are widened (exactly) and saved back as BF16. */
+function asTensorMap(parameters: ReadonlyMap<string, Tensor>): Map<string, NamedTensor> {
+  return new Map([...parameters].map(([name, t]) => [name, t.dtype === 'bf16' ? { shape: t.shape, data: weightToF32(t), dtype: 'BF16' as const } : { shape: t.shape, data: t.data }]));
 }
 
 export function saveModel(dir: string, model: LlamaModel, tokenizer: Tokenizer, options: { overwrite?: boolean } = {}): void {
   saveCheckpoint(dir, { config: model.config, tensors: asTensorMap(model.parameters), tokenizer }, options);
-}
-
-export function loadModel(kernels: Kernels, dir: string): { model: LlamaModel; tokenizer: Tokenizer } {
-  const { config, tensors, tokenizer } = loadCheckpoint(dir);
-  return { model: LlamaModel.fromTensors(kernels, config, tensors), tokenizer };
 }
 
 /** Saves adapter `name` of `model` in the PEFT layout. */

@@ -8,8 +8,8 @@
  *   bytes 8+N..       the data buffer; offsets are relative to its start, tensors are
  *                     row-major little-endian and tile the buffer with no gaps or overlaps
  *
- * Troupe writes F32 only, with names sorted (what the reference writer does when all dtypes
- * are equal); it reads F32, F16 and BF16 and converts to float32.
+ * Troupe writes F32 (or BF16 for tensors marked so), with names sorted; it reads F32, F16
+ * and BF16. Big files are read in place by SafetensorsFile (safetensors-file.ts).
  *
  *   const bytes = encodeSafetensors(tensors, { format: 'pt' });
  *   const { tensors, metadata } = decodeSafetensors(bytes, 'model.safetensors');
@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { TroupeError } from '../../util/errors.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { decodeHalfArray } from './half-float.js';
+import { decodeHalfArray, f32ToBf16 } from './half-float.js';
 import { formatShape, shapeSize, type NamedTensor, type TensorMap } from './types.js';
 
 /** Element types Troupe can read, with their byte sizes. */
@@ -39,7 +39,7 @@ export function corrupt(source: string, problem: string): TroupeError {
   return new TroupeError('checkpoint', `${source} is not a valid safetensors file: ${problem}`);
 }
 
-/** Serialises float32 tensors to safetensors bytes. */
+/** Serialises float32 tensors to safetensors bytes (as F32, or BF16 where a tensor asks). */
 export function encodeSafetensors(tensors: TensorMap, metadata?: Record<string, string>): Uint8Array {
   const names = [...tensors.keys()].sort();
   const header: Record<string, unknown> = {};
@@ -61,8 +61,9 @@ export function encodeSafetensors(tensors: TensorMap, metadata?: Record<string, 
     if (!tensor.shape.every((d) => Number.isInteger(d) && d >= 0) || size !== tensor.data.length) {
       throw new TroupeError('input', `tensor ${name} has shape ${formatShape(tensor.shape)} (${size} values) but ${tensor.data.length} values; fix the shape or the data`);
     }
-    header[name] = { dtype: 'F32', shape: [...tensor.shape], data_offsets: [offset, offset + 4 * size] };
-    offset += 4 * size;
+    const dtype = tensor.dtype ?? 'F32';
+    header[name] = { dtype, shape: [...tensor.shape], data_offsets: [offset, offset + READABLE_DTYPES[dtype] * size] };
+    offset += READABLE_DTYPES[dtype] * size;
   }
   const json = new TextEncoder().encode(JSON.stringify(header));
   const headerLength = Math.ceil(json.length / 8) * 8;
@@ -73,7 +74,14 @@ export function encodeSafetensors(tensors: TensorMap, metadata?: Record<string, 
   bytes.fill(0x20, 8 + json.length, 8 + headerLength); // space padding, as the reference writer does
   let position = 8 + headerLength;
   for (const name of names) {
-    const data = (tensors.get(name) as NamedTensor).data;
+    const { data, dtype } = tensors.get(name) as NamedTensor;
+    if (dtype === 'BF16') {
+      const bits = new Uint16Array(data.length);
+      f32ToBf16(data, bits);
+      for (let i = 0; i < bits.length; i++) view.setUint16(position + 2 * i, bits[i]!, true);
+      position += bits.byteLength;
+      continue;
+    }
     if (LITTLE_ENDIAN_HOST) {
       bytes.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), position);
     } else {

@@ -12,6 +12,11 @@ export interface NamedTensor {
   readonly shape: readonly number[];
   /** Row-major values; length = product of shape. */
   readonly data: Float32Array;
+  /**
+   * How a writer stores it: 'F32' (default), or 'BF16' (rounded to nearest even, as torch
+   * does; exact for values that are bf16 already, such as a bf16 base's weights).
+   */
+  readonly dtype?: 'F32' | 'BF16';
 }
 
 /** Tensors by name. Iteration order is irrelevant: writers sort names. */

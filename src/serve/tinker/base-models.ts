@@ -85,9 +85,9 @@ export class BaseModels {
     if (found) return found;
     const source = this.sources.get(name);
     if (!source) throw new TinkerApiError(404, `unknown base model ${JSON.stringify(name)}; this server can load: ${this.names().join(', ')} (see get_server_capabilities)`);
-    const { model, tokenizer } = loadModel(this.kernels, source.dir);
-    // Training happens only in LoRA adapters; the base is shared and never updated.
-    model.freezeBase();
+    // Training happens only in LoRA adapters; the base is shared and never updated (so a bf16
+    // checkpoint stays bf16 in memory).
+    const { model, tokenizer } = loadModel(this.kernels, source.dir, { frozen: true });
     const base: LoadedBase = { name, dir: source.dir, model, tokenizer, sampler: new Sampler(model, tokenizer) };
     this.loaded.set(name, base);
     return base;
