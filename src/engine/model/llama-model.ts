@@ -1,7 +1,7 @@
 import { TroupeError } from '../../util/errors.js';
 import { concatRows, embedding, gatherRows } from '../autograd/embedding.js';
 import { linear } from '../autograd/linear.js';
-import { logSoftmaxGather } from '../autograd/log-softmax-gather.js';
+import { headLogprobs } from '../autograd/head-logprobs.js';
 import { rmsNorm } from '../autograd/rms-norm.js';
 import type { Tape } from '../autograd/tape.js';
 import type { Kernels } from '../kernels/types.js';
@@ -156,7 +156,8 @@ export class LlamaModel {
     }
     const hidden = gatherRows(tape, rows.length === 1 ? rows[0]! : concatRows(tape, rows), plan.headRows); // (N, hidden)
     const entropy = options.entropy ? new Float32Array(plan.targets.length) : undefined;
-    const logprobs = logSoftmaxGather(tape, this.head(tape, hidden), plan.targets, { entropy });
+    // Fused head + log-softmax, by chunks of rows: the (N, vocab) logits never exist at once.
+    const logprobs = headLogprobs(tape, this.finalNorm(tape, hidden), this.headWeight(), plan.targets, { entropy });
     return { logprobs, offsets: plan.offsets, entropy };
   }
 
@@ -179,8 +180,15 @@ export class LlamaModel {
 
   /** Final norm and output head: logits (N, vocab); tied heads reuse the embeddings. */
   head(tape: Tape, hidden: Tensor): Tensor {
-    const x = rmsNorm(tape, hidden, this.param('model.norm.weight'), this.config.rms_norm_eps);
-    return linear(tape, x, this.param(this.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight'));
+    return linear(tape, this.finalNorm(tape, hidden), this.headWeight());
+  }
+
+  private finalNorm(tape: Tape, hidden: Tensor): Tensor {
+    return rmsNorm(tape, hidden, this.param('model.norm.weight'), this.config.rms_norm_eps);
+  }
+
+  private headWeight(): Tensor {
+    return this.param(this.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
   }
 
   /**

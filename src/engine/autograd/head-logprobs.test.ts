@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { f32ToBf16, bf16ToF32 } from '../io/half-float.js';
+import { randomArray, newRng } from '../kernels/conformance-helpers.js';
+import { createReferenceKernels } from '../kernels/reference.js';
+import { Tensor } from '../tensor.js';
+import { headLogprobs } from './head-logprobs.js';
+import { linear } from './linear.js';
+import { logSoftmaxGather } from './log-softmax-gather.js';
+import { Tape } from './tape.js';
+
+/** The fused, chunked head equals linear + logSoftmaxGather: values, entropy, dx and dW. */
+const kernels = createReferenceKernels();
+const [rows, hidden, vocab] = [7, 5, 11];
+const targets = [0, 10, 3, 3, 7, 1, 9];
+const rng = newRng('head-logprobs');
+const xValues = randomArray(rng, rows * hidden, 2);
+const wValues = randomArray(rng, vocab * hidden, 2);
+const g = randomArray(rng, rows);
+
+function run(fused: boolean, chunkRows: number, bf16: boolean): { out: number[]; entropy: number[]; dx: number[]; dw: number[] | null } {
+  const tape = new Tape(kernels);
+  const x = new Tensor([rows, hidden], Float32Array.from(xValues), true);
+  let w: Tensor;
+  if (bf16) {
+    w = Tensor.bf16(kernels, [vocab, hidden]);
+    f32ToBf16(wValues, w.bits);
+  } else {
+    w = new Tensor([vocab, hidden], Float32Array.from(wValues), true);
+  }
+  const entropy = new Float32Array(rows);
+  const out = fused ? headLogprobs(tape, x, w, targets, { entropy, chunkRows }) : logSoftmaxGather(tape, linear(tape, x, w), targets, { entropy });
+  const values = Array.from(out.data);
+  tape.backward(out, g);
+  const result = { out: values, entropy: Array.from(entropy), dx: Array.from(x.grad!), dw: w.dtype === 'f32' ? Array.from(w.grad!) : null };
+  tape.dispose();
+  return result;
+}
+
+function close(a: readonly number[], b: readonly number[], label: string): void {
+  assert.equal(a.length, b.length, label);
+  a.forEach((v, i) => assert.ok(Math.abs(v - b[i]!) <= 1e-6 * (1 + Math.abs(b[i]!)), `${label}[${i}]: ${v} vs ${b[i]}`));
+}
+
+test('headLogprobs equals linear + logSoftmaxGather for any chunk size (values, entropy, dx, dW)', () => {
+  const expected = run(false, 0, false);
+  for (const chunkRows of [1, 2, 3, 7, 100]) {
+    const got = run(true, chunkRows, false);
+    close(got.out, expected.out, `out chunk ${chunkRows}`);
+    close(got.entropy, expected.entropy, `entropy chunk ${chunkRows}`);
+    close(got.dx, expected.dx, `dx chunk ${chunkRows}`);
+    close(got.dw!, expected.dw!, `dW chunk ${chunkRows}`);
+  }
+});
+
+test('headLogprobs through a frozen bf16 head equals the float32 head of the rounded weights', () => {
+  const rounded = new Uint16Array(wValues.length);
+  f32ToBf16(wValues, rounded);
+  const widened = new Float32Array(wValues.length);
+  bf16ToF32(rounded, widened);
+  const saved = Float32Array.from(wValues);
+  wValues.set(widened);
+  const expected = run(false, 0, false);
+  wValues.set(saved);
+  const got = run(true, 3, true);
+  close(got.out, expected.out, 'out');
+  close(got.dx, expected.dx, 'dx');
+  assert.equal(got.dw, null);
+});

@@ -1,0 +1,75 @@
+import { TroupeError } from '../../util/errors.js';
+import type { Tensor } from '../tensor.js';
+import { weightMatmul } from '../weight-ops.js';
+import { asMatrix, expectEqual } from './check.js';
+import type { Tape } from './tape.js';
+
+/** Logits held at once: rows per chunk = this / vocab (64 MB of float32). */
+const CHUNK_LOGITS = 1 << 24;
+
+/**
+ * The output head fused with logSoftmaxGather, a chunk of rows at a time:
+ * out[i] = log_softmax(x[i] W^T)[targets[i]] for x (N, hidden) and W (vocab, hidden), without
+ * ever holding the (N, vocab) logits. Forward keeps nothing per chunk; backward recomputes
+ * each chunk's log-softmax and turns it into dx = dlogits W (and dW += dlogits^T x when W
+ * trains). For a 151936-token vocabulary and 1024 rows this replaces ~1.9 GB (logits, their
+ * log-softmax and gradient) by one 64 MB chunk, for one more head matmul in backward.
+ * W may be a frozen bf16 weight. `entropy` as in logSoftmaxGather (a metric, no gradient).
+ */
+export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLike<number>, options: { entropy?: Float32Array; chunkRows?: number } = {}): Tensor {
+  const [rows, hidden] = asMatrix('headLogprobs', 'x', x);
+  const [vocab, inW] = asMatrix('headLogprobs', 'weight', w);
+  expectEqual('headLogprobs', 'the weight input size', inW, hidden);
+  expectEqual('headLogprobs', 'the number of targets', targets.length, rows);
+  const target = Int32Array.from(targets as ArrayLike<number>);
+  for (const t of target) {
+    if (t < 0 || t >= vocab) throw new TroupeError('engine', `headLogprobs: target token ${t} is outside the vocabulary 0..${vocab - 1}`);
+  }
+  if (options.entropy) expectEqual('headLogprobs', 'the entropy array length', options.entropy.length, rows);
+  const chunk = Math.max(1, options.chunkRows ?? Math.floor(CHUNK_LOGITS / Math.max(1, vocab)));
+  const k = tape.kernels;
+  /** Log-softmax of the logits of rows [r0, r1) into `logp` ((r1 - r0) x vocab). */
+  const chunkLogp = (r0: number, r1: number, logp: Float32Array): void => {
+    weightMatmul(k, { a: x.data.subarray(r0 * hidden, r1 * hidden), w, c: logp, m: r1 - r0, n: vocab, k: hidden, transB: true });
+    k.logSoftmax(logp, r1 - r0, vocab);
+  };
+  const out = tape.output([rows], [x, w]);
+  const logp = tape.temp(Math.min(chunk, rows) * vocab);
+  for (let r0 = 0; r0 < rows; r0 += chunk) {
+    const r1 = Math.min(rows, r0 + chunk);
+    chunkLogp(r0, r1, logp);
+    for (let i = r0; i < r1; i++) {
+      const base = (i - r0) * vocab;
+      out.data[i] = logp[base + target[i]!]!;
+      if (options.entropy) {
+        let h = 0;
+        for (let j = base; j < base + vocab; j++) h -= Math.exp(logp[j]!) * logp[j]!;
+        options.entropy[i] = h;
+      }
+    }
+  }
+  tape.release(logp);
+  tape.onBackward(out, () => {
+    const g = out.grad!;
+    const dl = tape.temp(Math.min(chunk, rows) * vocab);
+    const dx = x.requiresGrad ? tape.gradSink(x) : undefined;
+    for (let r0 = 0; r0 < rows; r0 += chunk) {
+      const r1 = Math.min(rows, r0 + chunk);
+      chunkLogp(r0, r1, dl);
+      // d logits[i] = g[i] * (onehot(target[i]) - softmax(logits[i])), in place over logp.
+      for (let i = r0; i < r1; i++) {
+        const gi = g[i]!;
+        const base = (i - r0) * vocab;
+        for (let j = base; j < base + vocab; j++) dl[j] = -gi * Math.exp(dl[j]!);
+        dl[base + target[i]!] = dl[base + target[i]!]! + gi;
+      }
+      const dlChunk = dl.subarray(0, (r1 - r0) * vocab);
+      if (dx) weightMatmul(k, { a: dlChunk, w, c: dx.grad.subarray(r0 * hidden, r1 * hidden), m: r1 - r0, n: hidden, k: vocab, accumulate: dx.accumulate });
+      if (w.requiresGrad) {
+        k.matmul({ a: dlChunk, b: x.data.subarray(r0 * hidden, r1 * hidden), c: tape.gradOf(w), m: vocab, n: hidden, k: r1 - r0, transA: true, accumulate: true });
+      }
+    }
+    tape.release(dl);
+  });
+  return out;
+}
