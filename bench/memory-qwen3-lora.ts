@@ -1,0 +1,114 @@
+// Memory of LoRA training on a frozen bf16 base of Qwen3-0.6B's shape (hidden 1024, 28 layers,
+// 16 heads, 8 kv heads, head_dim 128, intermediate 3072, vocab 151936, tied; 596M parameters):
+// r = 16 on all seven projections, one step (forward, backward, AdamW on the adapter) of batch
+// 4 x 256 scored tokens, on the WASM kernels. Prints the bf16 base's bytes, the peak of live
+// kernel memory, the kernel heap and the peak RSS of the process.
+// Run: nice -n 10 npx tsx bench/memory-qwen3-lora.ts [--threads 1|2] [--batch 4] [--context 256] [--json]
+// Random weights (no download). Takes minutes on a busy 2-core machine (~4 TFLOP a step).
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { Tape } from '../src/engine/autograd/tape.js';
+import { createWasmKernels } from '../src/engine/kernels/wasm-kernels.js';
+import { llamaConfig, type LlamaConfig } from '../src/engine/model/llama-config.js';
+import { LlamaModel } from '../src/engine/model/llama-model.js';
+import { llamaParameterShapes, LINEAR_MODULES } from '../src/engine/model/llama-params.js';
+import { AdamW } from '../src/engine/optim/adamw.js';
+import { Tensor } from '../src/engine/tensor.js';
+import { countingKernels } from '../src/engine/train-memory.js';
+import { Rng } from '../src/util/rng.js';
+
+const GIB = 2 ** 30;
+export const QWEN3_06B: LlamaConfig = {
+  ...llamaConfig({ hidden: 1024, layers: 28, heads: 16, kvHeads: 8, headDim: 128, intermediate: 3072, vocab: 151936, tied: true, context: 40960, ropeTheta: 1e6, rmsNormEps: 1e-6 }),
+  architectures: ['Qwen3ForCausalLM'],
+  model_type: 'qwen3',
+};
+
+/** Peak resident set size of this process (VmHWM), bytes; NaN where /proc is missing. */
+function peakRss(): number {
+  try {
+    const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+    return line === undefined ? Number.NaN : Number(line.replace(/\D+/g, '')) * 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function flag(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? fallback : Number(process.argv[at + 1]);
+}
+
+const threads = flag('--threads', 2) === 1 ? 1 : 2;
+const batch = flag('--batch', 4);
+const context = flag('--context', 256);
+const wasm = await createWasmKernels({ threads });
+const kernels = countingKernels(wasm);
+const loadStart = os.loadavg()[0]!;
+
+// Random bf16 weights straight into kernel memory (|w| < 2^-5), unit norms: the base as
+// loadModel(..., { frozen: true }) leaves a bf16 checkpoint.
+const rng = new Rng(1);
+const parameters = new Map<string, Tensor>();
+let parameterCount = 0;
+for (const [name, shape] of llamaParameterShapes(QWEN3_06B)) {
+  if (shape.length === 2) {
+    const t = Tensor.bf16(kernels, shape);
+    const bits = t.bits;
+    for (let i = 0; i < bits.length; i++) bits[i] = (rng.nextU32() & 0x80ff) | 0x3c00; // +-[2^-7, 2^-5)
+    parameters.set(name, t);
+  } else {
+    const t = Tensor.zeros(kernels, shape);
+    t.data.fill(1);
+    parameters.set(name, t);
+  }
+  parameterCount += shape.reduce((a, b) => a * b, 1);
+}
+const model = LlamaModel.fromParameters(kernels, QWEN3_06B, parameters);
+const baseBytes = kernels.liveBytes();
+const adapter = model.addAdapter('role', { r: 16, alpha: 32, targetModules: LINEAR_MODULES }, 1);
+for (const [name, t] of adapter.parameters) if (name.includes('lora_B')) for (let i = 0; i < t.size; i++) t.data[i] = (rng.next() - 0.5) * 0.01;
+const optimizer = new AdamW(kernels, adapter.parameters);
+const afterSetup = kernels.liveBytes();
+process.stderr.write(`memory-qwen3-lora: ${(parameterCount / 1e6).toFixed(0)}M parameters, base ${(baseBytes / GIB).toFixed(2)} GiB; one step of ${batch} x ${context}, ${threads} thread(s), load ${loadStart.toFixed(2)}\n`);
+
+// Every token but the first of each row is scored: batch * (context - 1) head rows.
+const pairs = Array.from({ length: batch }, (_, b) => ({
+  promptIds: [b + 1],
+  responseIds: Array.from({ length: context - 1 }, (_, t) => (b * 7919 + t * 104729) % QWEN3_06B.vocab_size),
+}));
+const start = performance.now();
+const tape = new Tape(kernels);
+const { logprobs } = model.tokenLogprobs(tape, pairs, { adapter: 'role' });
+const forwardMs = performance.now() - start;
+tape.backward(logprobs, new Float32Array(logprobs.size).fill(-1 / logprobs.size));
+const stepPeak = kernels.peakBytes();
+tape.dispose();
+optimizer.step(1e-4);
+const stepMs = performance.now() - start;
+const result = {
+  parameters: parameterCount,
+  batch,
+  context,
+  threads,
+  base_bytes: baseBytes,
+  setup_bytes: afterSetup,
+  peak_kernel_bytes: stepPeak,
+  heap_bytes: wasm.heap.byteLength,
+  peak_rss_bytes: peakRss(),
+  forward_ms: Math.round(forwardMs),
+  step_ms: Math.round(stepMs),
+  mean_logprob: logprobs.data.reduce((a, b) => a + b, 0) / logprobs.size,
+  load_start: Number(loadStart.toFixed(2)),
+  load_end: Number(os.loadavg()[0]!.toFixed(2)),
+};
+optimizer.dispose();
+model.dispose();
+await wasm.dispose();
+if (process.argv.includes('--json')) console.log(JSON.stringify(result));
+else {
+  const gib = (b: number) => `${(b / GIB).toFixed(2)} GiB`;
+  console.log(`${(parameterCount / 1e6).toFixed(0)}M parameters (bf16 base ${gib(baseBytes)}, + adapter and AdamW ${gib(afterSetup - baseBytes)}), batch ${batch} x ${context}, ${threads} thread(s)`);
+  console.log(`peak live kernel memory ${gib(stepPeak)}; kernel heap ${gib(result.heap_bytes)}; peak process RSS ${gib(result.peak_rss_bytes)} (budget 4 GiB)`);
+  console.log(`forward ${result.forward_ms} ms, step ${result.step_ms} ms; mean logprob ${result.mean_logprob.toFixed(3)}; load ${result.load_start} -> ${result.load_end}`);
+}
