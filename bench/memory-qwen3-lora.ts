@@ -1,9 +1,10 @@
 // Memory of LoRA training on a frozen bf16 base of Qwen3-0.6B's shape (hidden 1024, 28 layers,
 // 16 heads, 8 kv heads, head_dim 128, intermediate 3072, vocab 151936, tied; 596M parameters):
 // r = 16 on all seven projections, one step (forward, backward, AdamW on the adapter) of batch
-// 4 x 256 scored tokens, on the WASM kernels. Prints the bf16 base's bytes, the peak of live
+// 4 x 256 scored tokens in micro-batches of --micro rows (the learner's microBatchTokens; the
+// gradients add up), on the WASM kernels. Prints the bf16 base's bytes, the peak of live
 // kernel memory, the kernel heap and the peak RSS of the process.
-// Run: nice -n 10 npx tsx bench/memory-qwen3-lora.ts [--threads 1|2] [--batch 4] [--context 256] [--json]
+// Run: nice -n 10 npx tsx bench/memory-qwen3-lora.ts [--threads 1|2] [--batch 4] [--context 256] [--micro 1] [--json]
 // Random weights (no download). Takes minutes on a busy 2-core machine (~4 TFLOP a step).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -42,6 +43,7 @@ function flag(name: string, fallback: number): number {
 const threads = flag('--threads', 2) === 1 ? 1 : 2;
 const batch = flag('--batch', 4);
 const context = flag('--context', 256);
+const micro = Math.max(1, Math.min(batch, flag('--micro', 1)));
 const wasm = await createWasmKernels({ threads });
 const kernels = countingKernels(wasm);
 const loadStart = os.loadavg()[0]!;
@@ -49,13 +51,14 @@ const loadStart = os.loadavg()[0]!;
 // Random bf16 weights straight into kernel memory (|w| < 2^-5), unit norms: the base as
 // loadModel(..., { frozen: true }) leaves a bf16 checkpoint.
 const rng = new Rng(1);
+// One random block of bits, tiled (filling 600M values one RNG call each takes minutes).
+const block = Uint16Array.from({ length: 1 << 20 }, () => (rng.nextU32() & 0x80ff) | 0x3c00); // +-[2^-7, 2^-5)
 const parameters = new Map<string, Tensor>();
 let parameterCount = 0;
 for (const [name, shape] of llamaParameterShapes(QWEN3_06B)) {
   if (shape.length === 2) {
     const t = Tensor.bf16(kernels, shape);
-    const bits = t.bits;
-    for (let i = 0; i < bits.length; i++) bits[i] = (rng.nextU32() & 0x80ff) | 0x3c00; // +-[2^-7, 2^-5)
+    for (let at = 0; at < t.size; at += block.length) t.bits.set(block.subarray(0, Math.min(block.length, t.size - at)), at);
     parameters.set(name, t);
   } else {
     const t = Tensor.zeros(kernels, shape);
@@ -70,7 +73,7 @@ const adapter = model.addAdapter('role', { r: 16, alpha: 32, targetModules: LINE
 for (const [name, t] of adapter.parameters) if (name.includes('lora_B')) for (let i = 0; i < t.size; i++) t.data[i] = (rng.next() - 0.5) * 0.01;
 const optimizer = new AdamW(kernels, adapter.parameters);
 const afterSetup = kernels.liveBytes();
-process.stderr.write(`memory-qwen3-lora: ${(parameterCount / 1e6).toFixed(0)}M parameters, base ${(baseBytes / GIB).toFixed(2)} GiB; one step of ${batch} x ${context}, ${threads} thread(s), load ${loadStart.toFixed(2)}\n`);
+process.stderr.write(`memory-qwen3-lora: ${(parameterCount / 1e6).toFixed(0)}M parameters, base ${(baseBytes / GIB).toFixed(2)} GiB; one step of ${batch} x ${context} (micro-batches of ${micro}), ${threads} thread(s), load ${loadStart.toFixed(2)}\n`);
 
 // Every token but the first of each row is scored: batch * (context - 1) head rows.
 const pairs = Array.from({ length: batch }, (_, b) => ({
@@ -78,18 +81,25 @@ const pairs = Array.from({ length: batch }, (_, b) => ({
   responseIds: Array.from({ length: context - 1 }, (_, t) => (b * 7919 + t * 104729) % QWEN3_06B.vocab_size),
 }));
 const start = performance.now();
-const tape = new Tape(kernels);
-const { logprobs } = model.tokenLogprobs(tape, pairs, { adapter: 'role' });
-const forwardMs = performance.now() - start;
-tape.backward(logprobs, new Float32Array(logprobs.size).fill(-1 / logprobs.size));
+let forwardMs = 0;
+let logprobSum = 0;
+for (let at = 0; at < batch; at += micro) {
+  const t0 = performance.now();
+  const tape = new Tape(kernels);
+  const { logprobs } = model.tokenLogprobs(tape, pairs.slice(at, at + micro), { adapter: 'role' });
+  forwardMs += performance.now() - t0;
+  logprobSum += logprobs.data.reduce((a, b) => a + b, 0);
+  tape.backward(logprobs, new Float32Array(logprobs.size).fill(-1 / (batch * (context - 1))));
+  tape.dispose();
+}
 const stepPeak = kernels.peakBytes();
-tape.dispose();
 optimizer.step(1e-4);
 const stepMs = performance.now() - start;
 const result = {
   parameters: parameterCount,
   batch,
   context,
+  micro_batch_rows: micro,
   threads,
   base_bytes: baseBytes,
   setup_bytes: afterSetup,
@@ -98,7 +108,7 @@ const result = {
   peak_rss_bytes: peakRss(),
   forward_ms: Math.round(forwardMs),
   step_ms: Math.round(stepMs),
-  mean_logprob: logprobs.data.reduce((a, b) => a + b, 0) / logprobs.size,
+  mean_logprob: logprobSum / (batch * (context - 1)),
   load_start: Number(loadStart.toFixed(2)),
   load_end: Number(os.loadavg()[0]!.toFixed(2)),
 };
@@ -108,7 +118,7 @@ await wasm.dispose();
 if (process.argv.includes('--json')) console.log(JSON.stringify(result));
 else {
   const gib = (b: number) => `${(b / GIB).toFixed(2)} GiB`;
-  console.log(`${(parameterCount / 1e6).toFixed(0)}M parameters (bf16 base ${gib(baseBytes)}, + adapter and AdamW ${gib(afterSetup - baseBytes)}), batch ${batch} x ${context}, ${threads} thread(s)`);
+  console.log(`${(parameterCount / 1e6).toFixed(0)}M parameters (bf16 base ${gib(baseBytes)}, + adapter and AdamW ${gib(afterSetup - baseBytes)}), batch ${batch} x ${context} in micro-batches of ${micro} row(s), ${threads} thread(s)`);
   console.log(`peak live kernel memory ${gib(stepPeak)}; kernel heap ${gib(result.heap_bytes)}; peak process RSS ${gib(result.peak_rss_bytes)} (budget 4 GiB)`);
   console.log(`forward ${result.forward_ms} ms, step ${result.step_ms} ms; mean logprob ${result.mean_logprob.toFixed(3)}; load ${result.load_start} -> ${result.load_end}`);
 }
