@@ -28,6 +28,8 @@ export interface CheckpointTensor extends HeaderEntry {
 }
 
 export interface CheckpointWeights {
+  /** The file errors about the set of tensors name: model.safetensors or the index. */
+  readonly source: string;
   /** Every tensor, by name. */
   readonly tensors: ReadonlyMap<string, CheckpointTensor>;
   /** Reads (part of) a tensor into float32 values or bf16 bits; see SafetensorsFile.read. */
@@ -43,7 +45,7 @@ export function openCheckpointWeights(dir: string): CheckpointWeights {
     if (!existsSync(single)) {
       throw new TroupeError('checkpoint', `${dir} has neither ${WEIGHTS_FILE} nor ${WEIGHTS_INDEX_FILE}; a model folder needs its weights (save it with transformers' save_pretrained or troupe model init)`);
     }
-    return fromFiles(new Map([[WEIGHTS_FILE, SafetensorsFile.open(single)]]), null);
+    return fromFiles(new Map([[WEIGHTS_FILE, SafetensorsFile.open(single)]]), null, single);
   }
   const weightMap = readWeightMap(indexPath);
   const files = new Map<string, SafetensorsFile>();
@@ -56,7 +58,7 @@ export function openCheckpointWeights(dir: string): CheckpointWeights {
       }
       files.set(shard, SafetensorsFile.open(path));
     }
-    return fromFiles(files, { path: indexPath, weightMap });
+    return fromFiles(files, { path: indexPath, weightMap }, indexPath);
   } catch (error) {
     for (const f of files.values()) f.close();
     throw error;
@@ -85,7 +87,7 @@ function readWeightMap(indexPath: string): Map<string, string> {
   return map;
 }
 
-function fromFiles(files: Map<string, SafetensorsFile>, index: { path: string; weightMap: Map<string, string> } | null): CheckpointWeights {
+function fromFiles(files: Map<string, SafetensorsFile>, index: { path: string; weightMap: Map<string, string> } | null, source: string): CheckpointWeights {
   const tensors = new Map<string, CheckpointTensor>();
   for (const [shard, file] of files) {
     for (const [name, entry] of file.entries) {
@@ -110,6 +112,7 @@ function fromFiles(files: Map<string, SafetensorsFile>, index: { path: string; w
     return files.get(index ? index.weightMap.get(name)! : WEIGHTS_FILE)!;
   };
   return {
+    source,
     tensors,
     read: (name, dest, start) => fileOf(name).read(name, dest, start),
     close: () => {

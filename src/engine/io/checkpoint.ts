@@ -153,7 +153,7 @@ export function readFolderTokenizer(dir: string, config: LlamaConfig): Tokenizer
 }
 
 /** Every tensor of the folder's weights (single file or shards) as float32. */
-function readAllWeights(dir: string): Map<string, NamedTensor> {
+function readAllWeights(dir: string): { source: string; tensors: Map<string, NamedTensor> } {
   const weights = openCheckpointWeights(dir);
   try {
     const tensors = new Map<string, NamedTensor>();
@@ -162,7 +162,7 @@ function readAllWeights(dir: string): Map<string, NamedTensor> {
       weights.read(name, data);
       tensors.set(name, { shape: t.shape, data });
     }
-    return tensors;
+    return { source: weights.source, tensors };
   } finally {
     weights.close();
   }
@@ -179,7 +179,8 @@ export function loadCheckpoint(dir: string): Checkpoint {
   }
   const configPath = join(dir, CONFIG_FILE);
   const config = parseLlamaConfig(readJsonFile(configPath), configPath);
-  const tensors = checkTensors(config, readAllWeights(dir), dir);
+  const { source, tensors: all } = readAllWeights(dir);
+  const tensors = checkTensors(config, all, source);
   const tokenizer = readFolderTokenizer(dir, config);
   if (tokenizer.vocabSize > config.vocab_size) {
     throw new TroupeError('checkpoint', `${join(dir, TOKENIZER_FILE)} has ${tokenizer.vocabSize} tokens but ${configPath} says vocab_size ${config.vocab_size}`);

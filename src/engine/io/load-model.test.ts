@@ -183,7 +183,7 @@ test('refusals are one line naming the file and key: missing shard, tensor absen
   reshaped.set('model.layers.0.self_attn.k_proj.weight', { shape: [8, 32], data: new Float32Array(8 * 32) });
   saveCheckpoint(wrongShape, { config, tensors: randomTensors(1), tokenizer }, { overwrite: true });
   writeFileSync(join(wrongShape, 'model.safetensors'), encodeSafetensors(reshaped, { format: 'pt' }));
-  assert.throws(() => loadModel(kernels, wrongShape), refusal(/wrong-shape: tensor model\.layers\.0\.self_attn\.k_proj\.weight has shape \[8, 32\] but the config implies \[16, 32\]/));
+  assert.throws(() => loadModel(kernels, wrongShape), refusal(/wrong-shape\/model\.safetensors: tensor model\.layers\.0\.self_attn\.k_proj\.weight has shape \[8, 32\] but the config implies \[16, 32\]/));
 
   assert.throws(() => loadModel(kernels, bf16Dir, { baseDtype: 'bf16' }), refusal(/a bf16 base cannot train; load it with frozen: true/));
   assert.throws(() => loadModel(kernels, join(root, 'nowhere'), { frozen: true }), refusal(/model folder .*nowhere does not exist/));

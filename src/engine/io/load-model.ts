@@ -56,12 +56,12 @@ export function loadModel(kernels: Kernels, dir: string, options: LoadModelOptio
   }
   const weights = openCheckpointWeights(dir);
   try {
-    const { tiedHead } = checkTensorShapes(config, weights.tensors, dir);
+    const { tiedHead } = checkTensorShapes(config, weights.tensors, weights.source);
     const storage = chooseStorage(config, weights, baseDtype, frozen);
     const parameters = readParameters(kernels, config, weights, storage, frozen);
     if (tiedHead && !sameValues(weights, 'lm_head.weight', 'model.embed_tokens.weight')) {
       for (const t of parameters.values()) t.free(kernels);
-      throw untiedHeadError(dir);
+      throw untiedHeadError(weights.source);
     }
     return { model: LlamaModel.fromParameters(kernels, config, parameters), tokenizer };
   } finally {
