@@ -1,6 +1,7 @@
 import { attention } from '../autograd/attention.js';
-import { add, addScaled } from '../autograd/elementwise.js';
+import { add } from '../autograd/elementwise.js';
 import { linear } from '../autograd/linear.js';
+import { loraLinear } from '../autograd/lora-linear.js';
 import { rmsNorm } from '../autograd/rms-norm.js';
 import { rope } from '../autograd/rope.js';
 import { swiglu } from '../autograd/swiglu.js';
@@ -48,11 +49,10 @@ export interface LayerWeights {
 /** x W^T (+ b), plus (alpha/r) (x A^T) B^T when the active adapter targets this module. */
 export function project(tape: Tape, x: Tensor, weights: LayerWeights, layer: number, module: LinearModule): Tensor {
   const bias = weights.arch.biased.has(module) ? weights.parameters.get(linearBiasName(layer, module))! : undefined;
-  const y = linear(tape, x, weights.parameters.get(linearWeightName(layer, module))!, bias);
+  const w = weights.parameters.get(linearWeightName(layer, module))!;
   const lora = weights.adapter?.weights(layer, module);
-  if (!lora) return y;
-  const down = linear(tape, x, lora.a); // (N, r)
-  return addScaled(tape, y, linear(tape, down, lora.b), weights.adapter!.scale);
+  // One fused op with an adapter: it keeps half the activations of linear + linear + addScaled.
+  return lora ? loraLinear(tape, x, w, bias, { ...lora, scale: weights.adapter!.scale }) : linear(tape, x, w, bias);
 }
 
 /**
