@@ -4,8 +4,8 @@
 // of the process.
 // Run: npx tsx bench/memory-20m.ts [--threads 1|2] [--steps N] [--json]
 // Takes minutes on a busy 2-core machine (about 0.5 TFLOP per step).
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { flag, peakRss } from './process-stats.js';
 import { createWasmKernels } from '../src/engine/kernels/wasm-kernels.js';
 import { llamaConfig } from '../src/engine/model/llama-config.js';
 import { countingKernels } from '../src/engine/train-memory.js';
@@ -14,21 +14,6 @@ import { timeTrainStep } from '../src/engine/train-step-bench.js';
 const GIB = 2 ** 30;
 /** hidden 512, 6 layers, intermediate 1536, vocab 64: 20.5M parameters. */
 export const MODEL_20M = llamaConfig({ hidden: 512, layers: 6, heads: 8, intermediate: 1536, vocab: 64, context: 256 });
-
-/** Peak resident set size of this process (VmHWM), bytes; NaN where /proc is missing. */
-function peakRss(): number {
-  try {
-    const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
-    return line === undefined ? Number.NaN : Number(line.replace(/\D+/g, '')) * 1024;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? fallback : Number(process.argv[at + 1]);
-}
 
 const threads = flag('--threads', 2) === 1 ? 1 : 2;
 const steps = Math.max(1, flag('--steps', 1));

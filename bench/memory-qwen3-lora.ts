@@ -6,8 +6,8 @@
 // kernel memory, the kernel heap and the peak RSS of the process.
 // Run: nice -n 10 npx tsx bench/memory-qwen3-lora.ts [--threads 1|2] [--batch 4] [--context 256] [--micro 1] [--json]
 // Random weights (no download). Takes minutes on a busy 2-core machine (~4 TFLOP a step).
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { flag, peakRss } from './process-stats.js';
 import { Tape } from '../src/engine/autograd/tape.js';
 import { createWasmKernels } from '../src/engine/kernels/wasm-kernels.js';
 import { llamaConfig, type LlamaConfig } from '../src/engine/model/llama-config.js';
@@ -24,21 +24,6 @@ export const QWEN3_06B: LlamaConfig = {
   architectures: ['Qwen3ForCausalLM'],
   model_type: 'qwen3',
 };
-
-/** Peak resident set size of this process (VmHWM), bytes; NaN where /proc is missing. */
-function peakRss(): number {
-  try {
-    const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
-    return line === undefined ? Number.NaN : Number(line.replace(/\D+/g, '')) * 1024;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? fallback : Number(process.argv[at + 1]);
-}
 
 const threads = flag('--threads', 2) === 1 ? 1 : 2;
 const batch = flag('--batch', 4);
