@@ -244,8 +244,10 @@ function copyRows(heap: KernelHeap | undefined, src: Float32Array, srcAt: number
   }
   if (heap && heap.owns(src) && heap.owns(dst)) {
     const whole = bufferView(heap.memory.buffer);
-    const s0 = (src.byteOffset >> 2) + srcAt;
-    const d0 = (dst.byteOffset >> 2) + dstAt;
+    // >>> not >>: a heap past 2 GiB has byte offsets above 2^31, which >> would make negative
+    // (and copyWithin would then count from the end of the memory).
+    const s0 = (src.byteOffset >>> 2) + srcAt;
+    const d0 = (dst.byteOffset >>> 2) + dstAt;
     for (let r = 0; r < rows; r++) whole.copyWithin(d0 + r * dstStride, s0 + r * srcStride, s0 + r * srcStride + width);
     return;
   }
