@@ -2,12 +2,15 @@
 // engine and PyTorch CPU (bench/torch-train-step.py), same model, batch, context and thread
 // count, in alternating rounds so both see the same machine load. On 2 threads PyTorch gets
 // its fastest of three thread splits between OpenMP and OpenBLAS.
-// Run: npx tsx bench/train-vs-torch.ts [--threads 1|2] [--rounds 3] [--steps 3] [--torch-core Haswell|SkylakeX|Nehalem] [--json]
-// Needs /usr/bin/python3 with torch (apt-get install python3-torch libopenblas0-pthread).
+// Run: npx tsx bench/train-vs-torch.ts [--threads 1|2] [--rounds 3] [--steps 3] [--backend auto|native|wasm]
+//        [--python PATH] [--torch-core Haswell|SkylakeX|Nehalem] [--json]
+// --python: the interpreter with torch (default /usr/bin/python3: apt-get install python3-torch
+// libopenblas0-pthread); a venv with the PyTorch wheel (MKL, AVX-512) is what docs/performance.md compares.
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createWasmKernels } from '../src/engine/kernels/wasm-kernels.js';
+import type { BackendName } from '../src/engine/kernels/backend-name.js';
+import { createKernels } from '../src/engine/kernels/get-kernels.js';
 import { timeTrainStep } from '../src/engine/train-step-bench.js';
 
 function flag(name: string, fallback: number): number {
@@ -32,7 +35,10 @@ const steps = flag('--steps', 3);
 /** (OMP threads, OpenBLAS threads) tried for PyTorch at each thread count. */
 const torchSplits: ReadonlyArray<readonly [number, number]> = threads === 1 ? [[1, 1]] : [[2, 1], [1, 2], [2, 2]];
 const torchScript = fileURLToPath(new URL('./torch-train-step.py', import.meta.url));
-const kernels = await createWasmKernels({ threads });
+const option = (name: string, fallback: string): string => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1]! : fallback);
+const python = option('--python', '/usr/bin/python3');
+const kernels = await createKernels({ backend: option('--backend', 'auto') as BackendName, threads });
+process.stderr.write(`troupe kernels: ${kernels.name}\n`);
 const rows: Array<{ round: number; load: number; troupe_ms: number; troupe_cpu_ms: number; torch_ms: number; torch_cpu_ms: number; torch_split: string }> = [];
 for (let round = 0; round < rounds; round++) {
   const load = os.loadavg()[0]!;
@@ -42,7 +48,7 @@ for (let round = 0; round < rounds; round++) {
   let torch = { train_step_ms: Number.POSITIVE_INFINITY, cpu_ms: 0, split: '' };
   for (const [omp, blas] of torchSplits) {
     const env = { ...process.env, OMP_NUM_THREADS: String(omp), OPENBLAS_NUM_THREADS: String(blas), OPENBLAS_VERBOSE: '2', ...(torchCore ? { OPENBLAS_CORETYPE: torchCore } : {}) };
-    const run = spawnSync('/usr/bin/python3', [torchScript, '--threads', String(omp), '--steps', String(steps), '--json'], { encoding: 'utf8', env });
+    const run = spawnSync(python, [torchScript, '--threads', String(omp), '--steps', String(steps), '--json'], { encoding: 'utf8', env });
     if (run.status !== 0) throw new Error(`torch-train-step.py failed (is python3-torch installed?):\n${run.stderr}`);
     const result = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as { train_step_ms: number; cpu_ms: number };
     const core = /Core: (\w+)/.exec(run.stdout + run.stderr)?.[1] ?? 'unknown';
@@ -53,7 +59,7 @@ for (let round = 0; round < rounds; round++) {
   rows.push(row);
   process.stderr.write(`round ${round}: load ${row.load}; troupe ${row.troupe_ms} ms (cpu ${row.troupe_cpu_ms}); torch best ${row.torch_ms} ms (cpu ${row.torch_cpu_ms}, ${row.torch_split})\n`);
 }
-await kernels.dispose();
+await (kernels as { dispose?: () => Promise<void> }).dispose?.();
 const summary = {
   threads,
   rounds,

@@ -454,8 +454,10 @@ void log_softmax(float* x, long rows, long vocab) {
   }
 }
 
-void adamw(float* p, const float* g, float* m, float* v, long n, float lr, float beta1, float beta2, float eps,
-           float decay, float c1, float c2) {
+// The four arrays never overlap (one parameter's own buffers): __restrict lets the compiler
+// vectorise without run-time overlap checks (it kept this loop scalar, 4 GB/s, without).
+void adamw(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v, long n,
+           float lr, float beta1, float beta2, float eps, float decay, float c1, float c2) {
   for (long i = 0; i < n; i++) {
     float gi = g[i];
     float mi = beta1 * m[i] + (1 - beta1) * gi;
