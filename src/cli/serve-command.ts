@@ -12,6 +12,8 @@
  *
  * Ctrl-C (SIGINT) or SIGTERM stops accepting connections, lets in-flight requests finish, and exits.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import type { HubEnv } from '../engine/hub/types.js';
@@ -32,6 +34,8 @@ export interface ServeCommandOptions {
   readonly name?: string;
   readonly windowMs: number;
   readonly seed: number;
+  /** Where save_weights checkpoints are also written, so a restarted server loads them (default: memory only). */
+  readonly stateDir?: string;
   /** Kernels (default auto). */
   readonly backend?: BackendName;
   readonly print?: (text: string) => void;
@@ -59,6 +63,8 @@ export interface TinkerServeCommandOptions {
   readonly host: string;
   readonly port: number;
   readonly seed: number;
+  /** Where save_weights checkpoints are also written, so a restarted server loads them (default: memory only). */
+  readonly stateDir?: string;
   /** Kernels (default auto). */
   readonly backend?: BackendName;
   readonly print?: (text: string) => void;
@@ -71,9 +77,9 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   const cached = options.hfCache === false ? [] : cachedBaseModels(options.hubEnv).filter((c) => !named.some((m) => m.name === c.name));
   const models = [...named, ...cached];
   if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
-  const server = await startTinkerServer({ kernels: await getKernels(options.backend), models, host: options.host, port: options.port, seed: options.seed });
+  const server = await startTinkerServer({ kernels: await getKernels(options.backend), models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir });
   const print = options.print ?? ((text: string) => process.stdout.write(text));
-  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url})\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
+  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
   return server;
 }
 
@@ -90,6 +96,7 @@ export function serveCommand(): Command {
     .argument('[dir]', 'model folder (config.json, model.safetensors, tokenizer.json[, adapters/<role>/]), run folder (checkpoints/), or hub id Org/Name[@revision]')
     .option('--tinker', 'serve the Tinker training API (LoRA training + sampling) instead of the OpenAI one; see docs/tinker.md')
     .option('--model <folder>', 'with --tinker: a base model clients may load, FOLDER, NAME=FOLDER or a hub id (repeatable); the HF cache is offered too', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--state-dir <dir>', 'with --tinker: also keep save_weights checkpoints in this folder, so a restarted server can load them (troupe train --resume)', join(tmpdir(), 'troupe-tinker-state'))
     .option('--no-hf-cache', 'with --tinker: do not offer the models of the Hugging Face cache')
     .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0), 8000)
@@ -97,9 +104,9 @@ export function serveCommand(): Command {
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
     .addOption(backendOption())
-    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; backend?: BackendName }) => {
+    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; backend?: BackendName }) => {
       let server: { close(): Promise<void> };
-      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, backend: opts.backend });
+      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, backend: opts.backend });
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else server = await runServeCommand({ dir, ...opts });
       await new Promise<void>((resolve) => {

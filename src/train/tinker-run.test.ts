@@ -72,3 +72,34 @@ test('a missing API key is a config error naming TINKER_API_KEY, before a run fo
   await assert.rejects(runTraining({ config: run.config, runDir, stream: quiet, set: [...train, 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`] }), /TINKER_API_KEY environment variable/);
   assert.equal(existsSync(runDir), false);
 });
+
+test('a server killed mid-run is a one-line error naming it; a server restarted on its state folder resumes the run', async () => {
+  process.env.TINKER_API_KEY = 'tml-test';
+  const stateDir = join(run.dir, 'state');
+  const first = await startTinkerServer({ kernels: await getKernels(), models: [{ name: 'base', dir: base }], port: 0, pollWaitMs: 200, stateDir, log: () => {} });
+  const runDir = join(run.dir, 'killed');
+  const set = [...train, 'train.steps=3', 'policy.kind=tinker', `policy.tinker.base_url=${first.url}`, 'policy.tinker.max_retries=1'];
+  let closing: Promise<void> | undefined;
+  // The progress line of step 1 is written once step 0 is done and checkpointed: kill the server then.
+  const killer = { write: (text: string) => ((closing ??= /step 1\/3/.test(text) ? first.close() : undefined), true) };
+  const failure = await runTraining({ config: run.config, runDir, stream: killer, set }).then(
+    () => assert.fail('the run went on without its server'),
+    (error: Error) => error,
+  );
+  await closing;
+  assert.match(failure.message, new RegExp(`check that the server at ${first.url.replace(/[.]/g, '\\.')} is running`));
+  assert.equal(failure.message.includes('\n'), false, 'one line');
+  const state = JSON.parse(readFileSync(join(runDir, 'checkpoints', 'step-000000', 'state.json'), 'utf8'));
+  assert.match(state.policies.tool.path, /^tinker:\/\//);
+
+  const second = await startTinkerServer({ kernels: await getKernels(), models: [{ name: 'base', dir: base }], port: Number(new URL(first.url).port), pollWaitMs: 200, stateDir, log: () => {} });
+  try {
+    let log = '';
+    const resumed = await runTraining({ config: run.config, runDir, stream: { write: (t: string) => ((log += t), true) }, set, resume: true });
+    assert.equal(resumed.lastStep, 2);
+    assert.match(log, /resuming after step 0/);
+    assert.deepEqual(records(runDir).filter((r) => r.kind === 'train').map((r) => r.step), [0, 1, 2], 'every step once: nothing lost, nothing repeated');
+  } finally {
+    await second.close();
+  }
+});

@@ -9,6 +9,7 @@
 import type { Kernels } from '../../engine/kernels/types.js';
 import { deriveSeed } from '../../util/rng.js';
 import { formatTinkerPath, parseTinkerPath } from '../../tinker/tinker-path.js';
+import { SavedWeights } from './saved-weights.js';
 import { DEFAULT_ADAM, type AdamParams, type ForwardBackwardRequest, type LoraConfigWire, type SampleRequest } from '../../tinker/types.js';
 import { BaseModels, type BaseModelSource, type LoadedBase } from './base-models.js';
 import { FutureQueue } from './future-queue.js';
@@ -33,6 +34,8 @@ export interface TinkerServiceOptions {
   readonly seed?: number;
   /** See FutureQueue. */
   readonly gapTimeoutMs?: number;
+  /** Keeps save_weights checkpoints on disk here too, for a restarted server (saved-weights.ts). */
+  readonly stateDir?: string;
 }
 
 function str(body: Record<string, unknown>, key: string): string {
@@ -49,17 +52,21 @@ export class TinkerService {
   private readonly models = new Map<string, TrainingModel>();
   private readonly samplers = new Map<string, SamplerTarget>();
   private readonly ephemeral = new Map<string, string[]>();
-  private readonly saved = new Map<string, AdapterSnapshot>();
+  private readonly saved: SavedWeights;
+  /** Distinguishes this server's session (and so model) ids from a previous server's on the same state folder. */
+  private readonly sessionPrefix: string;
   private counter = 0;
 
   constructor(options: TinkerServiceOptions) {
     this.bases = new BaseModels(options.kernels, options.models);
     this.queue = new FutureQueue({ gapTimeoutMs: options.gapTimeoutMs });
     this.seed = options.seed ?? 0;
+    this.saved = new SavedWeights(options.stateDir);
+    this.sessionPrefix = options.stateDir === undefined ? 'session' : `session-${Date.now().toString(36)}`;
   }
 
   createSession(): { type: 'create_session'; session_id: string } {
-    const id = `session-${++this.counter}`;
+    const id = `${this.sessionPrefix}-${++this.counter}`;
     this.sessions.set(id, { lastHeartbeat: Date.now(), models: [], samplers: [] });
     return { type: 'create_session', session_id: id };
   }
@@ -228,7 +235,7 @@ export class TinkerService {
     const parsed = parseTinkerPath(path);
     const s = this.saved.get(path);
     if (!s) {
-      const known = [...this.saved.keys()];
+      const known = this.saved.paths();
       throw new TinkerApiError(404, `no saved weights at ${path} (${parsed.kind === 'sampler_weights' ? 'sampler weights load into sampling clients, not training clients; ' : ''}saved: ${known.length ? known.join(', ') : 'none'})`);
     }
     return s;
