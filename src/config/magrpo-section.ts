@@ -16,5 +16,7 @@ export const magrpoSection = z
     credit: z.enum(['sum', 'mean']).default('sum'),
     /** Which joint actions continue into the next turn; default all (aligned) or best (cross). */
     expand: z.enum(['all', 'best']).optional(),
+    /** `penalized`: a broken answer's penalty counts in the joint reward (docs/magrpo.md). */
+    failures: z.enum(['ignored', 'penalized']).default('ignored'),
   })
   .prefault({});

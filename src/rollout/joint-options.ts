@@ -20,6 +20,7 @@ export function resolveJointOptions(partial: Partial<JointOptions> = {}): JointO
     gamma: partial.gamma ?? DEFAULT_GAMMA,
     credit: partial.credit ?? 'sum',
     expand: partial.expand ?? (joint === 'cross' ? 'best' : 'all'),
+    failures: partial.failures ?? 'ignored',
   };
   const problems: string[] = [];
   if (options.joint !== 'aligned' && options.joint !== 'cross') {
@@ -31,6 +32,9 @@ export function resolveJointOptions(partial: Partial<JointOptions> = {}): JointO
   }
   if (options.expand !== 'all' && options.expand !== 'best') {
     problems.push(`magrpo.expand: expected all | best, got ${JSON.stringify(options.expand)}`);
+  }
+  if (options.failures !== 'ignored' && options.failures !== 'penalized') {
+    problems.push(`magrpo.failures: expected ignored | penalized, got ${JSON.stringify(options.failures)}`);
   }
   if (problems.length > 0) throw new TroupeError('config', problems.join('; '));
   return options;

@@ -68,7 +68,8 @@ function pairTeam(log: LogEntry[], maxTurns = 2): Team<PairEnv> {
       const value = action.ok ? action.action : 0;
       if (name === 'x') env.pendingX = value;
       else env.moves.push([env.pendingX, value]);
-      // x's local reward is 0.1 per unit of its action; y has none.
+      // x's local reward is 0.1 per unit of its action; y has none; a broken answer costs -1.
+      if (!action.ok) return { local: -1, failure: `${name}: ${action.reason}` };
       return { local: name === 'x' ? 0.1 * value : 0 };
     },
   });
@@ -107,13 +108,13 @@ const fakePolicy: Policy = {
   },
 };
 
-async function play(joint: Partial<JointOptions>, options: { solvedAt?: number; maxTurns?: number; tasks?: number[] } = {}) {
+async function play(joint: Partial<JointOptions>, options: { solvedAt?: number; maxTurns?: number; tasks?: number[]; policy?: Policy } = {}) {
   const log: LogEntry[] = [];
   const result = await rollout({
     team: pairTeam(log, options.maxTurns),
     source: { make: (index) => new PairEnv(`pair/${index}`, options.solvedAt ?? 99) },
     tasks: options.tasks ?? [0],
-    policyFor: () => fakePolicy,
+    policyFor: () => options.policy ?? fakePolicy,
     options: { mode: 'joint', k: 2, temperature: 1, topP: 1, topK: 0, maxTokens: 4, stop: [], joint: { gamma: 0.9, ...joint } },
     seed: 1,
     step: 0,
@@ -243,6 +244,27 @@ test('cross, default expand best: only the best joint action continues', async (
     '0': { x: [2.95, -2.95], y: [0.95, -0.95] },
     '0.0': { x: [2, -2], y: [0, 0] },
   });
+});
+
+// x's second root answer is broken ('z'): it plays as 0, so joint action 1 is (0, 2), r = 0.5.
+const brokenPolicy: Policy = {
+  id: 'broken',
+  async sample(requests) {
+    const completions = await fakePolicy.sample(requests);
+    return completions.map((c, i) => (requests[i]!.prompt.startsWith('x t0') ? c.map((one, g) => (g === 1 ? { ...one, text: 'z' } : one)) : c));
+  },
+};
+
+test("failures: ignored scores the state alone; penalized adds the failed role's penalty to the joint reward", async () => {
+  const ignored = await play({ joint: 'aligned' }, { maxTurns: 1, policy: brokenPolicy });
+  assertClose(table(ignored.samples, (s) => s.score), { '0': { x: [2, 0.5], y: [2, 0.5] } });
+  const penalized = await play({ joint: 'aligned', failures: 'penalized' }, { maxTurns: 1, policy: brokenPolicy });
+  assertClose(table(penalized.samples, (s) => s.score), { '0': { x: [2, -0.5], y: [2, -0.5] } });
+  // The failure is recorded on the broken sample only, and its logged joint reward includes the penalty.
+  const x1 = penalized.samples.find((s) => s.role === 'x' && s.branch === 1)!;
+  assert.match(x1.failure ?? '', /^x: /);
+  assert.equal(x1.reward.global, -0.5);
+  assert.equal(penalized.samples.filter((s) => s.failure !== undefined).length, 1);
 });
 
 test('a joint action that ends the episode is a leaf: no child node, R = r', async () => {

@@ -109,7 +109,9 @@ export async function jointRollout<E extends Env>(input: RolloutInput<E>): Promi
   const playNode = async (node: PendingNode<E>, completions_N_G: Completion[][]): Promise<JointNode<E>> => {
     const reads_N_G = completions_N_G.map((completions_G, i) => completions_G.map((c) => parseCompletion(roles[i]!, c)));
     const outcomes_J = await Promise.all(responses_J_N.map((responses_N) => playJointAction(node, reads_N_G, responses_N)));
-    const rewards_J = outcomes_J.map((o) => team.globalReward(o.env));
+    const rewards_J = outcomes_J.map(
+      (o, j) => team.globalReward(o.env) + (joint.failures === 'penalized' ? failurePenalty(reads_N_G, responses_J_N[j]!, o.results_N) : 0),
+    );
     const played: JointNode<E> = {
       ...node,
       completions_N_G,
@@ -167,6 +169,23 @@ export async function jointRollout<E extends Env>(input: RolloutInput<E>): Promi
   const samples: Sample[] = [];
   for (const tree of trees) samples.push(...scoreTree(tree, joint, responses_J_N, g, input));
   return { samples, episodes: trees.map((t) => t.stats) };
+}
+
+/**
+ * `magrpo.failures: penalized`: the sum of the local rewards of a joint action's failed
+ * responses, i.e. each role's own penalty for a broken answer. Without it a broken answer
+ * that leaves the state unchanged can score above a bad move, and RL drifts into them.
+ */
+function failurePenalty(
+  reads_N_G: readonly ParsedCompletion[][],
+  responses_N: readonly number[],
+  results_N: ReadonlyArray<StepResult | undefined>,
+): number {
+  let sum = 0;
+  responses_N.forEach((g, i) => {
+    if (!reads_N_G[i]![g]!.parsed.ok) sum += results_N[i]?.outcome.local ?? 0;
+  });
+  return sum;
 }
 
 /** Index of the largest value; ties go to the lowest index. */

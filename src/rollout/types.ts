@@ -36,6 +36,12 @@ export interface JointOptions {
   readonly credit: 'sum' | 'mean';
   /** Which joint actions of a node continue into the next turn: all, or the best by joint reward. */
   readonly expand: 'all' | 'best';
+  /**
+   * `ignored` (MAGRPO as published): the joint reward is the team reward of the state alone.
+   * `penalized`: each response that failed (parse or generation) also adds its role's local
+   * reward for that failure (the task's penalty) to the joint reward of its joint actions.
+   */
+  readonly failures: 'ignored' | 'penalized';
 }
 
 /** Sampling settings shared by every request of a rollout (see SampleRequest). */

@@ -5,6 +5,9 @@
  * - `plan` sees the proposal and its result and commits moves to the env; local reward is
  *   what the committed moves earn.
  * - `agent` (single variant) commits moves directly.
+ * - In parallel turn order (MAGRPO) nobody can read a proposal made in the same turn, so the
+ *   tool commits its moves too, before plan's: both roles move the piece, and the team reward
+ *   depends on both answers (move-team.ts sets `commits`).
  * An unparseable answer (or one over the move cap) costs the task's invalid-move penalty and
  * is recorded in the history and in StepOutcome.failure.
  */
@@ -22,12 +25,15 @@ export interface MoveRoleOptions<E extends MoveEnv<R>, R extends MoveReport> {
   /** Cap on the moves of one answer; longer answers are a failure. */
   readonly maxMoves: number;
   readonly presenter: MovePresenter<E, R>;
+  /** Commit the moves even as `tool` (parallel turn order); by default only non-tool roles commit. */
+  readonly commits?: boolean;
 }
 
 export function createMoveRole<E extends MoveEnv<R>, R extends MoveReport>(
   options: MoveRoleOptions<E, R>,
 ): Role<E, Direction[]> {
   const { name, format, maxMoves, presenter } = options;
+  const commits = options.commits ?? name !== 'tool';
   return {
     name,
     prompt(env: E, ctx: TurnContext): string {
@@ -37,14 +43,14 @@ export function createMoveRole<E extends MoveEnv<R>, R extends MoveReport>(
       return parseMoves(text, { format, maxMoves });
     },
     step(env: E, action: ParseResult<Direction[]>, ctx: TurnContext): StepOutcome {
-      return playMoves({ env, role: name, action, ctx });
+      return playMoves({ env, role: name, action, ctx, commits });
     },
   };
 }
 
 /**
- * One role's moves on the env: `tool` simulates them on a throwaway copy, every other role
- * commits them. A failed action costs the invalid-move penalty. Both cases are recorded in
+ * One role's moves on the env: `tool` simulates them on a throwaway copy unless `commits` says
+ * otherwise, every other role commits them. A failed action costs the invalid-move penalty. Both cases are recorded in
  * the env's history (with the tool's program, when it wrote one) for later prompts.
  */
 export function playMoves<E extends MoveEnv<R>, R extends MoveReport>(input: {
@@ -53,9 +59,10 @@ export function playMoves<E extends MoveEnv<R>, R extends MoveReport>(input: {
   action: ParseResult<readonly Direction[]>;
   ctx: TurnContext;
   program?: ProgramRecord;
+  commits?: boolean;
 }): StepOutcome {
   const { env, role, action, ctx, program } = input;
-  const simulates = role === 'tool';
+  const simulates = !(input.commits ?? role !== 'tool');
   const kind = simulates ? 'proposal' : 'commit';
   const extra = program === undefined ? {} : { program };
   if (!action.ok) {

@@ -113,6 +113,24 @@ export function runMoveTaskSuite<E extends MoveEnv<MoveReport>>(suite: MoveTaskS
       assert.equal(committed.local, outcome.local);
     });
 
+    it('in parallel turn order (MAGRPO) the tool commits its moves: the board changes, as for plan', () => {
+      const team = task.createTeam(options, teamOptions(task, { order: 'parallel' }));
+      const [tool] = team.roles as [(typeof team.roles)[0]];
+      const env = source.make(5, 'train');
+      const ctx = { turn: 0, maxTurns: team.maxTurns };
+      const before = state(env);
+      const moves = solve(env)!.slice(0, options.max_moves);
+      const outcome = tool.step(env, tool.parse(`${moves.join('')}\n`), ctx);
+      assert.ok(outcome.local > 0, `optimal moves earn a positive reward, got ${outcome.local}`);
+      assert.equal(env.history.at(-1)!.kind, 'commit');
+      assert.notEqual(state(env), before);
+      // The same answer in sequential order is only simulated (the test above).
+      const sequential = task.createTeam(options, teamOptions(task)).roles[0]!;
+      const other = source.make(5, 'train');
+      sequential.step(other, sequential.parse(moves.join('')), ctx);
+      assert.equal(state(other), before);
+    });
+
     it('a parse failure is penalised, recorded in the history and shown to plan', () => {
       const team = task.createTeam(options, teamOptions(task));
       const [tool, plan] = team.roles as [(typeof team.roles)[0], (typeof team.roles)[0]];

@@ -11,6 +11,8 @@ export const MOVE_TEAM_ROLES = ['tool', 'plan'] as const;
  * `single`). In the natural format the tool writes a Python program that prints its moves,
  * run in the code sandbox (a host that cannot sandbox fails on the first run with the
  * sandbox's own `sandbox` error); in the compact format it writes the moves themselves.
+ * In parallel turn order the compact tool commits its move before plan's (a proposal nobody
+ * can read in time would leave the tool's answer without effect on the team reward).
  */
 export function createMoveTeam<E extends MoveEnv<R>, R extends MoveReport>(options: {
   name: string;
@@ -27,7 +29,7 @@ export function createMoveTeam<E extends MoveEnv<R>, R extends MoveReport>(optio
       : [
           format === 'natural'
             ? createProgramMoveRole<E, R>({ maxMoves, presenter })
-            : createMoveRole<E, R>({ name: 'tool', format, maxMoves, presenter }),
+            : createMoveRole<E, R>({ name: 'tool', format, maxMoves, presenter, commits: team.order === 'parallel' }),
           createMoveRole<E, R>({ name: 'plan', format, maxMoves, presenter }),
         ];
   return {
