@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# npm run experiment:algorithms [-- OUT_DIR]     (default runs/compare-algorithms; docs/results.md section 5)
+#
+# AT-GRPO vs MAGRPO vs single-agent GRPO on the same task (6x6 Plan-Path, one move a turn,
+# up to 24 turns), over several seeds, then one markdown table and one SVG plot (mean and
+# spread over seeds of held-out success vs RL step). Per seed, one after the other:
+#   at-grpo      examples/plan-path-train.yaml as is: the tool + plan team, tree sampling
+#   magrpo       examples/magrpo-train.yaml: the same team, joint actions and returns
+#   single-grpo  plan-path-train with team.variant single and algorithm grpo (one agent,
+#                K independent episodes), 6 tasks a step so its samples per step are close to
+#                the team's (a lone agent answers once a turn, the team twice)
+# Every run gets the same RL budget (train.steps=$STEPS, evaluations every $EVAL_EVERY steps
+# on the seed's held-out tasks) and the same warm-start recipe (skill 0.5, 600 episodes, the
+# seed's demonstrations): each method's base is its own warm start, evaluated at step -1.
+# Environment: SEEDS (default "1 2 3"), STEPS (default 100), EVAL_EVERY (default 25),
+# EXTRA (more --set options for every run, e.g. a smaller model for a smoke check),
+# SVG (where the plot goes; default OUT_DIR/compare-algorithms.svg), TROUPE_THREADS.
+# Two copies with disjoint SEEDS and the same OUT_DIR can run side by side on 2 cores.
+set -euo pipefail
+OUT_ROOT=${1:-runs/compare-algorithms}
+STEPS=${STEPS:-100}
+EVAL_EVERY=${EVAL_EVERY:-25}
+CLI="node dist/src/cli/main.js"
+npx tsc -p .
+unset SEED
+source "$(dirname "$0")/lib.sh"
+TRAIN_SET+=(--set "train.eval_every=$EVAL_EVERY" --set "train.checkpoint_every=$STEPS")
+for seed in ${SEEDS:-1 2 3}; do
+  OUT="$OUT_ROOT/seed-$seed"
+  CONFIG=examples/plan-path-train.yaml train_variant at-grpo --set "seed=$seed"
+  CONFIG=examples/magrpo-train.yaml train_variant magrpo --set "seed=$seed"
+  CONFIG=examples/plan-path-train.yaml train_variant single-grpo --set "seed=$seed" \
+    --set algorithm=grpo --set team.variant=single --set rollout.tasks=6
+done
+npx tsx experiments/summarize-algorithms.ts "$OUT_ROOT" "${SVG:-$OUT_ROOT/compare-algorithms.svg}"
