@@ -11,7 +11,7 @@ test('algorithm magrpo: mode joint, parallel turns, the reinforce loss, MAGRPO d
   assert.equal(config.rollout.mode, 'joint');
   assert.equal(config.team.order, 'parallel');
   assert.equal(config.train.loss, 'reinforce');
-  assert.deepEqual(config.magrpo, { joint: 'aligned', gamma: 0.9, credit: 'sum', expand: 'all', failures: 'ignored' });
+  assert.deepEqual(config.magrpo, { joint: 'aligned', gamma: 0.9, credit: 'sum', expand: 'all', reward: 'global' });
   assert.deepEqual(rolloutOptions(config).joint, config.magrpo);
   // The other algorithms keep their defaults and get no joint options.
   const tree = resolveConfig({ tasks: toy });
@@ -24,11 +24,11 @@ test('magrpo settings given in the file win; cross defaults to expand best', () 
   const config = resolveConfig({
     tasks: toy,
     algorithm: 'magrpo',
-    magrpo: { joint: 'cross', gamma: 1, credit: 'mean', failures: 'penalized' },
+    magrpo: { joint: 'cross', gamma: 1, credit: 'mean', reward: 'global+local' },
     train: { loss: 'ppo-clip' },
     team: { order: 'parallel' },
   });
-  assert.deepEqual(config.magrpo, { joint: 'cross', gamma: 1, credit: 'mean', expand: 'best', failures: 'penalized' });
+  assert.deepEqual(config.magrpo, { joint: 'cross', gamma: 1, credit: 'mean', expand: 'best', reward: 'global+local' });
   assert.equal(config.train.loss, 'ppo-clip');
   assert.equal(resolveConfig({ tasks: toy, algorithm: 'magrpo', magrpo: { joint: 'cross', expand: 'all' } }).magrpo.expand, 'all');
 });

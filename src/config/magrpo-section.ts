@@ -16,7 +16,7 @@ export const magrpoSection = z
     credit: z.enum(['sum', 'mean']).default('sum'),
     /** Which joint actions continue into the next turn; default all (aligned) or best (cross). */
     expand: z.enum(['all', 'best']).optional(),
-    /** `penalized`: a broken answer's penalty counts in the joint reward (docs/magrpo.md). */
-    failures: z.enum(['ignored', 'penalized']).default('ignored'),
+    /** What the joint reward adds to the team reward of the state (docs/magrpo.md). */
+    reward: z.enum(['global', 'global+failures', 'global+local']).default('global'),
   })
   .prefault({});

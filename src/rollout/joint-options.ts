@@ -3,7 +3,9 @@
  * the config (docs/magrpo.md explains each choice).
  */
 import { TroupeError } from '../util/errors.js';
-import type { JointOptions } from './types.js';
+import type { JointOptions, JointReward } from './types.js';
+
+const JOINT_REWARDS: readonly JointReward[] = ['global', 'global+failures', 'global+local'];
 
 /** SEEDS.md gives gamma 0.9 to 1.0; the lower end keeps later turns from dominating. */
 export const DEFAULT_GAMMA = 0.9;
@@ -20,7 +22,7 @@ export function resolveJointOptions(partial: Partial<JointOptions> = {}): JointO
     gamma: partial.gamma ?? DEFAULT_GAMMA,
     credit: partial.credit ?? 'sum',
     expand: partial.expand ?? (joint === 'cross' ? 'best' : 'all'),
-    failures: partial.failures ?? 'ignored',
+    reward: partial.reward ?? 'global',
   };
   const problems: string[] = [];
   if (options.joint !== 'aligned' && options.joint !== 'cross') {
@@ -33,8 +35,8 @@ export function resolveJointOptions(partial: Partial<JointOptions> = {}): JointO
   if (options.expand !== 'all' && options.expand !== 'best') {
     problems.push(`magrpo.expand: expected all | best, got ${JSON.stringify(options.expand)}`);
   }
-  if (options.failures !== 'ignored' && options.failures !== 'penalized') {
-    problems.push(`magrpo.failures: expected ignored | penalized, got ${JSON.stringify(options.failures)}`);
+  if (!JOINT_REWARDS.includes(options.reward)) {
+    problems.push(`magrpo.reward: expected ${JOINT_REWARDS.join(' | ')}, got ${JSON.stringify(options.reward)}`);
   }
   if (problems.length > 0) throw new TroupeError('config', problems.join('; '));
   return options;

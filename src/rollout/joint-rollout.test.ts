@@ -255,16 +255,18 @@ const brokenPolicy: Policy = {
   },
 };
 
-test("failures: ignored scores the state alone; penalized adds the failed role's penalty to the joint reward", async () => {
-  const ignored = await play({ joint: 'aligned' }, { maxTurns: 1, policy: brokenPolicy });
-  assertClose(table(ignored.samples, (s) => s.score), { '0': { x: [2, 0.5], y: [2, 0.5] } });
-  const penalized = await play({ joint: 'aligned', failures: 'penalized' }, { maxTurns: 1, policy: brokenPolicy });
-  assertClose(table(penalized.samples, (s) => s.score), { '0': { x: [2, -0.5], y: [2, -0.5] } });
+test('reward: global scores the state alone; global+failures adds broken answers\' penalties; global+local every local reward', async () => {
+  const score = async (reward: JointOptions['reward']) => (await play({ joint: 'aligned', reward }, { maxTurns: 1, policy: brokenPolicy })).samples;
+  assertClose(table(await score('global'), (s) => s.score), { '0': { x: [2, 0.5], y: [2, 0.5] } });
+  const failures = await score('global+failures');
+  assertClose(table(failures, (s) => s.score), { '0': { x: [2, -0.5], y: [2, -0.5] } });
+  // x's local rewards: 0.1 for its answer 1, -1 for the broken one; y has none.
+  assertClose(table(await score('global+local'), (s) => s.score), { '0': { x: [2.1, -0.5], y: [2.1, -0.5] } });
   // The failure is recorded on the broken sample only, and its logged joint reward includes the penalty.
-  const x1 = penalized.samples.find((s) => s.role === 'x' && s.branch === 1)!;
+  const x1 = failures.find((s) => s.role === 'x' && s.branch === 1)!;
   assert.match(x1.failure ?? '', /^x: /);
   assert.equal(x1.reward.global, -0.5);
-  assert.equal(penalized.samples.filter((s) => s.failure !== undefined).length, 1);
+  assert.equal(failures.filter((s) => s.failure !== undefined).length, 1);
 });
 
 test('a joint action that ends the episode is a leaf: no child node, R = r', async () => {

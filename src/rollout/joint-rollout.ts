@@ -35,7 +35,7 @@ import { countFailures, newEpisodeStats } from './episode-stats.js';
 import { ROOT_PATH, childPath, jointGroupKey } from './joint-node-path.js';
 import { MAX_NODES_PER_TASK, maxNodesPerTask, resolveJointOptions } from './joint-options.js';
 import { makeRequest, samplePolicies, type PolicyCall } from './sample-policies.js';
-import type { EpisodeStats, JointOptions, RolloutInput, RolloutResult, Sample } from './types.js';
+import type { EpisodeStats, JointOptions, JointReward, RolloutInput, RolloutResult, Sample } from './types.js';
 
 /** A node whose prompts are built but whose completions are not sampled yet. */
 interface PendingNode<E extends Env> {
@@ -109,9 +109,7 @@ export async function jointRollout<E extends Env>(input: RolloutInput<E>): Promi
   const playNode = async (node: PendingNode<E>, completions_N_G: Completion[][]): Promise<JointNode<E>> => {
     const reads_N_G = completions_N_G.map((completions_G, i) => completions_G.map((c) => parseCompletion(roles[i]!, c)));
     const outcomes_J = await Promise.all(responses_J_N.map((responses_N) => playJointAction(node, reads_N_G, responses_N)));
-    const rewards_J = outcomes_J.map(
-      (o, j) => team.globalReward(o.env) + (joint.failures === 'penalized' ? failurePenalty(reads_N_G, responses_J_N[j]!, o.results_N) : 0),
-    );
+    const rewards_J = outcomes_J.map((o, j) => team.globalReward(o.env) + localPart(joint.reward, reads_N_G, responses_J_N[j]!, o.results_N));
     const played: JointNode<E> = {
       ...node,
       completions_N_G,
@@ -172,18 +170,22 @@ export async function jointRollout<E extends Env>(input: RolloutInput<E>): Promi
 }
 
 /**
- * `magrpo.failures: penalized`: the sum of the local rewards of a joint action's failed
- * responses, i.e. each role's own penalty for a broken answer. Without it a broken answer
- * that leaves the state unchanged can score above a bad move, and RL drifts into them.
+ * What `magrpo.reward` adds to the team reward of the state: nothing (`global`); the local
+ * rewards of the joint action's failed responses, i.e. each role's own penalty for a broken
+ * answer (`global+failures`: otherwise a broken answer that leaves the state unchanged can
+ * score above a bad move, and RL drifts into them); or every role's local reward
+ * (`global+local`). Roles that did not step (the episode ended first) add nothing.
  */
-function failurePenalty(
+function localPart(
+  reward: JointReward,
   reads_N_G: readonly ParsedCompletion[][],
   responses_N: readonly number[],
   results_N: ReadonlyArray<StepResult | undefined>,
 ): number {
+  if (reward === 'global') return 0;
   let sum = 0;
   responses_N.forEach((g, i) => {
-    if (!reads_N_G[i]![g]!.parsed.ok) sum += results_N[i]?.outcome.local ?? 0;
+    if (reward === 'global+local' || !reads_N_G[i]![g]!.parsed.ok) sum += results_N[i]?.outcome.local ?? 0;
   });
   return sum;
 }

@@ -27,6 +27,8 @@ import type { FinishReason, Policy } from '../policy/types.js';
 export type RolloutMode = 'tree' | 'independent' | 'joint';
 
 /** MAGRPO settings of `joint` mode (the `magrpo:` config section; docs/magrpo.md). */
+export type JointReward = 'global' | 'global+failures' | 'global+local';
+
 export interface JointOptions {
   /** `aligned`: G joint actions (g-th of every role); `cross`: all G^n combinations. */
   readonly joint: 'aligned' | 'cross';
@@ -37,11 +39,13 @@ export interface JointOptions {
   /** Which joint actions of a node continue into the next turn: all, or the best by joint reward. */
   readonly expand: 'all' | 'best';
   /**
-   * `ignored` (MAGRPO as published): the joint reward is the team reward of the state alone.
-   * `penalized`: each response that failed (parse or generation) also adds its role's local
-   * reward for that failure (the task's penalty) to the joint reward of its joint actions.
+   * What the ONE joint reward of a joint action is, shared by every agent:
+   * `global` (MAGRPO as published): Team.globalReward of the state it leads to;
+   * `global+failures`: plus the local reward (the task's penalty) of each response in it that
+   * failed to parse or generate; `global+local`: plus the local rewards of every role's step
+   * (the team's summed per-move rewards, failure penalties included).
    */
-  readonly failures: 'ignored' | 'penalized';
+  readonly reward: JointReward;
 }
 
 /** Sampling settings shared by every request of a rollout (see SampleRequest). */
