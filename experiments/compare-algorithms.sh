@@ -5,13 +5,15 @@
 # up to 24 turns), over several seeds, then one markdown table and one SVG plot (mean and
 # spread over seeds of held-out success vs RL step). Per seed, one after the other:
 #   at-grpo      examples/plan-path-train.yaml as is: the tool + plan team, tree sampling
-#   magrpo       examples/magrpo-train.yaml: the same team, joint actions and returns
+#   magrpo       examples/magrpo-train.yaml: the same team, joint actions, from AT-GRPO's base
+#                (model.path: the same weights; no warm start of its own)
 #   single-grpo  plan-path-train with team.variant single and algorithm grpo (one agent,
 #                K independent episodes), 6 tasks a step so its samples per step are close to
 #                the team's (a lone agent answers once a turn, the team twice)
 # Every run gets the same RL budget (train.steps=$STEPS, evaluations every $EVAL_EVERY steps
-# on the seed's held-out tasks) and the same warm-start recipe (skill 0.5, 600 episodes, the
-# seed's demonstrations): each method's base is its own warm start, evaluated at step -1.
+# on the seed's held-out tasks). The two team methods start from the same model; the single
+# agent (other prompts) from its own warm start with the same recipe (skill 0.5, 600
+# episodes, the seed's demonstrations). Each base is evaluated at step -1.
 # Environment: SEEDS (default "1 2 3"), STEPS (default 100), EVAL_EVERY (default 25),
 # EXTRA (more --set options for every run, e.g. a smaller model for a smoke check),
 # SVG (where the plot goes; default OUT_DIR/compare-algorithms.svg), TROUPE_THREADS.
@@ -28,7 +30,8 @@ TRAIN_SET+=(--set "train.eval_every=$EVAL_EVERY" --set "train.checkpoint_every=$
 for seed in ${SEEDS:-1 2 3}; do
   OUT="$OUT_ROOT/seed-$seed"
   CONFIG=examples/plan-path-train.yaml train_variant at-grpo --set "seed=$seed"
-  CONFIG=examples/magrpo-train.yaml train_variant magrpo --set "seed=$seed"
+  # MAGRPO starts from the very model AT-GRPO started from (its warm-started base).
+  CONFIG=examples/magrpo-train.yaml train_variant magrpo --set "seed=$seed" --set "model.path=$OUT/at-grpo/base"
   CONFIG=examples/plan-path-train.yaml train_variant single-grpo --set "seed=$seed" \
     --set algorithm=grpo --set team.variant=single --set rollout.tasks=6
 done
