@@ -28,26 +28,35 @@ function readRun(dir: string, seed: number): Run | undefined {
 }
 
 const seeds = readdirSync(root).map((d) => /^seed-(\d+)$/.exec(d)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
-const runs = new Map(METHODS.map((m) => [m, seeds.map((s) => readRun(join(root, `seed-${s}`, m), s)).filter((r): r is Run => r !== undefined && r.evals.size > 1)]));
+const started = new Map(METHODS.map((m) => [m, seeds.map((s) => readRun(join(root, `seed-${s}`, m), s)).filter((r): r is Run => r !== undefined && r.evals.size > 1)]));
+const lastStep = (r: Run) => Math.max(...r.evals.keys());
+// A run stopped before the others' last evaluation is shown in its cell but left out of the
+// mean, the spread and the plot (its "final" would be an earlier step).
+const budget = Math.max(...[...started.values()].flat().map(lastStep));
+const runs = new Map([...started].map(([m, rs]) => [m, rs.filter((r) => lastStep(r) === budget)]));
 
 const pct = (x: number) => (100 * x).toFixed(1);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const sd = (xs: number[]) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1)));
-const lastStep = (r: Run) => Math.max(...r.evals.keys());
 
 console.log(`| method | ${seeds.map((s) => `seed ${s}: base -> final`).join(' | ')} | final, mean ± sd | mean change | samples per run |`);
 console.log(`|---|${seeds.map(() => '---').join('|')}|---|---|---|`);
 for (const method of METHODS) {
   const done = runs.get(method)!;
-  if (done.length === 0) continue;
   const cells = seeds.map((s) => {
-    const run = done.find((r) => r.seed === s);
-    return run === undefined ? 'not run' : `${pct(run.evals.get(0) ?? NaN)} -> **${pct(run.evals.get(lastStep(run))!)}**`;
+    const run = started.get(method)!.find((r) => r.seed === s);
+    if (run === undefined) return 'not run';
+    const cell = `${pct(run.evals.get(0) ?? NaN)} -> **${pct(run.evals.get(lastStep(run))!)}**`;
+    return lastStep(run) === budget ? cell : `${cell} (stopped after ${lastStep(run)} steps)`;
   });
+  if (done.length === 0) {
+    console.log(`| ${LABELS[method]} | ${cells.join(' | ')} | - | - | - |`);
+    continue;
+  }
   const finals = done.map((r) => r.evals.get(lastStep(r))!);
   const changes = done.map((r) => r.evals.get(lastStep(r))! - (r.evals.get(0) ?? NaN));
   const change = mean(changes);
-  console.log(`| ${LABELS[method]} | ${cells.join(' | ')} | ${pct(mean(finals))}% ± ${pct(sd(finals))} (${done.length} seeds) | ${change >= 0 ? '+' : ''}${pct(change)} points | ${Math.round(mean(done.map((r) => r.samples)) / 1000)}k |`);
+  console.log(`| ${LABELS[method]} | ${cells.join(' | ')} | ${pct(mean(finals))}% ± ${pct(sd(finals))} (${done.length} seed${done.length === 1 ? '' : 's'}) | ${change >= 0 ? '+' : ''}${pct(change)} points | ${Math.round(mean(done.map((r) => r.samples)) / 1000)}k |`);
 }
 
 if (svgPath !== undefined) {
@@ -66,7 +75,7 @@ if (svgPath !== undefined) {
   const chart = renderLineChart({
     id: 'compare-algorithms',
     title: 'Held-out success vs RL step',
-    xLabel: 'RL step (0 = warm-started base)',
+    xLabel: 'RL steps done (0 = the base)',
     yLabel: 'held-out success (mean over seeds; band: lowest..highest seed)',
     series,
     percent: true,
