@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Kernels } from '../kernels/types.js';
-import { createWasmKernels } from '../kernels/wasm-kernels.js';
+import { getKernels } from '../kernels/get-kernels.js';
 import { LlamaModel } from '../model/llama-model.js';
 import { checkTensors, readJsonFile } from './checkpoint.js';
 import { loadModel, saveModel } from './model-checkpoint.js';
@@ -60,7 +60,7 @@ const FIXTURES: ReadonlyArray<{ name: string; what: string; load: (kernels: Kern
 
 for (const fixture of FIXTURES) {
   test(`${fixture.name} (${fixture.what}): log-probs equal transformers' within ${TOLERANCE}`, async () => {
-    const kernels = await createWasmKernels({ threads: 1 });
+    const kernels = await getKernels();
     const model = fixture.load(kernels, join(MODEL_FIXTURES, fixture.name));
     const ref = readReference(fixture.name);
     const worst = (label: string, got: readonly number[], want: readonly number[]) => {
@@ -77,12 +77,11 @@ for (const fixture of FIXTURES) {
     const tensors = new Map([...model.parameters].map(([n, t]) => [n, { shape: t.shape, data: weightToF32(t) }]));
     worst('float64 oracle seq 0', referenceLogprobs({ config: model.config, tensors }, ref.sequences[0]!), ref.logprobs[0]!);
     model.dispose();
-    await kernels.dispose();
   });
 }
 
 test('saving a loaded Llama 3 / Qwen2 / Qwen3 writes a config.json of the same architecture that reloads to the same log-probs', async () => {
-  const kernels = await createWasmKernels({ threads: 1 });
+  const kernels = await getKernels();
   const root = mkdtempSync(join(tmpdir(), 'troupe-arch-'));
   try {
     for (const name of ['llama3-gqa', 'qwen2-tied', 'qwen3']) {
@@ -106,11 +105,10 @@ test('saving a loaded Llama 3 / Qwen2 / Qwen3 writes a config.json of the same a
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  await kernels.dispose();
 });
 
 test('a bf16-stored frozen base with biases (llama3-gqa) computes what float32 weights of the same values compute', async () => {
-  const kernels = await createWasmKernels({ threads: 1 });
+  const kernels = await getKernels();
   const bf16 = loadModel(kernels, join(MODEL_FIXTURES, 'llama3-gqa')).model;
   bf16.freezeBase();
   bf16.setBaseDtype('bf16');
@@ -125,5 +123,4 @@ test('a bf16-stored frozen base with biases (llama3-gqa) computes what float32 w
   assert.ok(maxAbsDifference(want[0]!, ref.logprobs[0]!) > 1e-4);
   bf16.dispose();
   f32.dispose();
-  await kernels.dispose();
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Tape } from '../autograd/tape.js';
 import { sum } from '../autograd/reduce.js';
-import { createWasmKernels } from '../kernels/wasm-kernels.js';
+import { getKernels } from '../kernels/get-kernels.js';
 import { LINEAR_MODULES } from '../model/llama-params.js';
 import { AdamW } from '../optim/adamw.js';
 import { readJsonFile } from './checkpoint.js';
@@ -27,7 +27,7 @@ function shapesOf(file: string): Map<string, readonly number[]> {
 }
 
 test("qwen3 + peft's adapter (init_lora_weights=False, alpha 24, seven modules): log-probs equal peft's within 1e-4", async () => {
-  const kernels = await createWasmKernels({ threads: 1 });
+  const kernels = await getKernels();
   const { model } = loadModel(kernels, BASE);
   loadModelAdapter(model, PEFT_ADAPTER, 'peft');
   const ref = readReference('qwen3-lora');
@@ -42,11 +42,10 @@ test("qwen3 + peft's adapter (init_lora_weights=False, alpha 24, seven modules):
     assert.ok(d < 1e-4, `decode seq ${b}: ${d}`);
   });
   model.dispose();
-  await kernels.dispose();
 });
 
 test('a LoRA adapter trained on qwen3 is saved with the names, shapes and config peft writes, and reloads to the same log-probs', async () => {
-  const kernels = await createWasmKernels({ threads: 1 });
+  const kernels = await getKernels();
   const { model } = loadModel(kernels, BASE);
   model.freezeBase();
   const adapter = model.addAdapter('trained', { r: 4, alpha: 24, targetModules: LINEAR_MODULES }, 5);
@@ -82,5 +81,4 @@ test('a LoRA adapter trained on qwen3 is saved with the names, shapes and config
     rmSync(dir, { recursive: true, force: true });
   }
   model.dispose();
-  await kernels.dispose();
 });
