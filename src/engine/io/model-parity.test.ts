@@ -13,45 +13,23 @@ import { test } from 'node:test';
 import type { Kernels } from '../kernels/types.js';
 import { getKernels } from '../kernels/get-kernels.js';
 import { LlamaModel } from '../model/llama-model.js';
-import { checkTensors, readJsonFile } from './checkpoint.js';
 import { loadModel, saveModel } from './model-checkpoint.js';
 import { weightToF32 } from '../weight-ops.js';
 import { autogradLogprobs, decodeLogprobs, maxAbsDifference, MODEL_FIXTURES, readReference } from './model-fixtures.test-helper.js';
-import { parseLlamaConfig } from './parse-llama-config.js';
 import { referenceLogprobs } from './reference-llama.js';
-import { readSafetensors } from './safetensors.js';
-import type { NamedTensor } from './types.js';
 
 const TOLERANCE = 1e-4;
-
-/**
- * The bf16 fixture is sharded (model.safetensors.index.json); until the streamed sharded
- * loader is on main this test merges the shards itself, so only the architecture and the bf16
- * values are under test here, not the loader.
- */
-function loadSharded(kernels: Kernels, dir: string): LlamaModel {
-  const configPath = join(dir, 'config.json');
-  const config = parseLlamaConfig(readJsonFile(configPath), configPath);
-  const index = readJsonFile(join(dir, 'model.safetensors.index.json')) as { weight_map: Record<string, string> };
-  const tensors = new Map<string, NamedTensor>();
-  for (const shard of new Set(Object.values(index.weight_map))) {
-    for (const [name, tensor] of readSafetensors(join(dir, shard)).tensors) tensors.set(name, tensor);
-  }
-  return LlamaModel.fromTensors(kernels, config, checkTensors(config, tensors, dir));
-}
 
 const FIXTURES: ReadonlyArray<{ name: string; what: string; load: (kernels: Kernels, dir: string) => LlamaModel }> = [
   { name: 'llama3-gqa', what: 'Llama 3 rope scaling, GQA, attention and mlp biases', load: (k, dir) => loadModel(k, dir).model },
   { name: 'qwen2-tied', what: 'Qwen2 q/k/v biases, tied head', load: (k, dir) => loadModel(k, dir).model },
   { name: 'qwen3', what: 'Qwen3 q/k norms, head_dim 16 != 32 / 4', load: (k, dir) => loadModel(k, dir).model },
-  { name: 'qwen3-bf16', what: 'Qwen3 in bf16, sharded', load: loadSharded },
+  { name: 'qwen3-bf16', what: 'Qwen3 in bf16, sharded, loaded as float32', load: (k, dir) => loadModel(k, dir, { baseDtype: 'f32' }).model },
   {
     name: 'qwen3-bf16',
-    what: 'the same, frozen base stored in bf16 (exact for these weights; norms and biases stay float32)',
+    what: 'the same, loaded frozen with the base kept in bf16 (norms and biases stay float32)',
     load: (k, dir) => {
-      const model = loadSharded(k, dir);
-      model.freezeBase();
-      model.setBaseDtype('bf16');
+      const { model } = loadModel(k, dir, { frozen: true });
       assert.equal(model.parameters.get('model.layers.0.self_attn.q_proj.weight')!.dtype, 'bf16');
       return model;
     },
