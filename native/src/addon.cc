@@ -6,13 +6,14 @@
 //   binding.isas            kernel tables this CPU can run, fastest first ('avx512', ...)
 //   binding.bf16            whether the CPU has AVX512_BF16
 //   binding.create(isa, threads[, parallelFrom, rowsParallelFrom]) -> { matmul, ..., adamw }
-//   binding.alloc(length) / binding.free(array)
+//   binding.alloc(length) / binding.free(array) / binding.liveBytes()
 #include <node_api.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 #include "cpu.h"
 #include "gemm.h"
@@ -262,50 +263,99 @@ napi_value Adamw(napi_env env, napi_callback_info info) {
   return c.undefined();
 }
 
-void FreeAligned(napi_env env, void* data, void* hint) {
-  (void)hint;
-  int64_t adjusted;
-  napi_adjust_external_memory(env, -static_cast<int64_t>(reinterpret_cast<uintptr_t>(hint)), &adjusted);
-  free(data);
+// One block handed out by alloc. free() gives the memory back at once; the garbage collector's
+// finalizer gives back only blocks free() never saw. Detaching a buffer does not run its
+// finalizer (that waits for a GC), so without this release-on-free the temporaries of a
+// training step piled up until the next collection: 18 GB of RSS in one LoRA step of a
+// 0.6B model, where the live memory was about 2 GB.
+struct Block {
+  void* data;
+  size_t bytes;
+  bool released;
+};
+
+// Live blocks by base address. Every N-API call and finalizer runs on the JavaScript thread,
+// so no lock is needed.
+std::unordered_map<void*, Block*>& LiveBlocks() {
+  static std::unordered_map<void*, Block*> live;
+  return live;
 }
 
-// alloc(length): zeroed, 64-byte aligned memory outside the JavaScript heap; freed when the
-// array is garbage-collected or detached by free().
+size_t g_live_bytes = 0;
+
+void Release(napi_env env, Block* block) {
+  g_live_bytes -= block->bytes;
+  int64_t adjusted;
+  napi_adjust_external_memory(env, -static_cast<int64_t>(block->bytes), &adjusted);
+  LiveBlocks().erase(block->data);
+  block->released = true;
+  free(block->data);
+}
+
+void FinalizeBlock(napi_env env, void* data, void* hint) {
+  (void)data;
+  Block* block = static_cast<Block*>(hint);
+  if (!block->released) Release(env, block);
+  delete block;
+}
+
+// alloc(length): zeroed, 64-byte aligned memory outside the JavaScript heap; given back by
+// free(), or when the array is garbage-collected if free() is never called.
 napi_value Alloc(napi_env env, napi_callback_info info) {
   Call c(env, info, "alloc");
   long length = c.dim(0, "length");
   if (!c.ok) return nullptr;
   size_t bytes = static_cast<size_t>(length) * sizeof(float);
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void* data = aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
+  void* data = aligned_alloc(64, rounded);
   if (!data) {
     napi_throw_error(env, nullptr, ("alloc: out of memory for " + std::to_string(length) + " floats").c_str());
     return nullptr;
   }
-  memset(data, 0, rounded == 0 ? 64 : rounded);
+  memset(data, 0, rounded);
+  Block* block = new Block{data, rounded, false};
   napi_value buffer, array;
-  if (napi_create_external_arraybuffer(env, data, bytes, FreeAligned, reinterpret_cast<void*>(rounded), &buffer) !=
-      napi_ok) {
+  if (napi_create_external_arraybuffer(env, data, bytes, FinalizeBlock, block, &buffer) != napi_ok) {
+    delete block;
     free(data);
     napi_throw_error(env, nullptr, "alloc: could not wrap native memory in an ArrayBuffer");
     return nullptr;
   }
+  LiveBlocks()[data] = block;
+  g_live_bytes += rounded;
   int64_t adjusted;
   napi_adjust_external_memory(env, static_cast<int64_t>(rounded), &adjusted);
   napi_create_typedarray(env, napi_float32_array, static_cast<size_t>(length), buffer, 0, &array);
   return array;
 }
 
-// free(array): detaches the array's buffer so its memory goes back now, not at the next GC.
+// free(array): gives the block back now and detaches the buffer, so no view of it can read
+// or write the memory again. Arrays not from alloc are left alone (the GC owns them).
 napi_value Free(napi_env env, napi_callback_info info) {
   Call c(env, info, "free");
   napi_value buffer;
-  bool detachable = false;
-  if (c.argc >= 1 && napi_get_typedarray_info(env, c.argv[0], nullptr, nullptr, nullptr, &buffer, nullptr) == napi_ok &&
-      napi_is_detached_arraybuffer(env, buffer, &detachable) == napi_ok && !detachable) {
-    napi_detach_arraybuffer(env, buffer);
+  void* base = nullptr;
+  size_t length = 0;
+  bool detached = true;
+  if (c.argc < 1 || napi_get_typedarray_info(env, c.argv[0], nullptr, nullptr, nullptr, &buffer, nullptr) != napi_ok ||
+      napi_is_detached_arraybuffer(env, buffer, &detached) != napi_ok || detached ||
+      napi_get_arraybuffer_info(env, buffer, &base, &length) != napi_ok) {
+    return c.undefined();
   }
+  // Detach first: should the runtime finalize the buffer right there, the block is still
+  // unreleased and the finalizer gives it back; otherwise Release below does.
+  napi_detach_arraybuffer(env, buffer);
+  auto found = LiveBlocks().find(base);
+  if (found != LiveBlocks().end() && !found->second->released) Release(env, found->second);
   return c.undefined();
+}
+
+// liveBytes(): bytes of the blocks alloc handed out and nobody has given back yet.
+napi_value LiveBytes(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  napi_create_double(env, static_cast<double>(g_live_bytes), &result);
+  return result;
 }
 
 void AddFunction(napi_env env, napi_value object, const char* name, napi_callback cb, void* data) {
@@ -375,6 +425,7 @@ napi_value Init(napi_env env, napi_value exports) {
   AddFunction(env, exports, "create", Create, nullptr);
   AddFunction(env, exports, "alloc", Alloc, nullptr);
   AddFunction(env, exports, "free", Free, nullptr);
+  AddFunction(env, exports, "liveBytes", LiveBytes, nullptr);
   return exports;
 }
 

@@ -40,6 +40,8 @@ export interface NativeBinding {
   alloc(length: number): Float32Array;
   /** Returns the memory now (the array becomes empty). */
   free(array: Float32Array): void;
+  /** Bytes allocated and not yet returned (by free, or by the GC for arrays never freed). */
+  liveBytes(): number;
 }
 
 export type NativeLoad = { readonly binding: NativeBinding } | { readonly binding?: undefined; readonly reason: string };
