@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Command, Option } from 'commander';
+import { benchModel } from './bench-model.js';
 import { measureOtherCpuBusy } from './cpu-busy.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
 import { createKernels, resolveBackend, threadsFromEnv } from '../engine/kernels/get-kernels.js';
@@ -216,6 +217,18 @@ export function benchCommand(): Command {
       const warning = busyWarning(result.load_start[0] ?? 0, result.machine.cores, result.busy_start);
       if (opts.json && warning !== undefined) process.stderr.write(`troupe bench: warning: ${warning}\n`);
       process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : formatEngineBench(result));
+    });
+  bench
+    .command('model')
+    .argument('<model>', 'a model folder or a hub id (Org/Name), e.g. a Qwen3-0.6B checkpoint')
+    .description('decode (batch 1 and 16), prefill, LoRA training speed and peak memory of a real checkpoint (docs/performance.md)')
+    .option('--json', 'print one JSON object instead of lines', false)
+    .addOption(new Option('--threads <n>', 'threads (default: TROUPE_THREADS or 2)').choices(['1', '2']))
+    .addOption(backendOption())
+    .action(async (model: string, opts: { json: boolean; threads?: '1' | '2'; backend?: BackendName }) => {
+      const threads = opts.threads === undefined ? threadsFromEnv() : (Number(opts.threads) as 1 | 2);
+      const result = await benchModel(model, { threads, backend: opts.backend, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
+      process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k.padEnd(17)} ${String(v)}`).join('\n')}\n`);
     });
   return bench;
 }
