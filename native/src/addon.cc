@@ -15,6 +15,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <sys/mman.h>
+
 #include "cpu.h"
 #include "gemm.h"
 
@@ -271,8 +273,14 @@ napi_value Adamw(napi_env env, napi_callback_info info) {
 struct Block {
   void* data;
   size_t bytes;
+  bool mapped;
   bool released;
 };
+
+// Blocks from this size up get pages of their own (mmap), so freeing one returns it to the
+// system at once. From malloc, freed blocks of a few MB stayed in glibc's heap, fragmented:
+// a 0.6B LoRA benchmark peaked at 10 GB of RSS that way, 6.9 GB with its own pages.
+constexpr size_t kMapFrom = size_t{1} << 20;
 
 // Live blocks by base address. Every N-API call and finalizer runs on the JavaScript thread,
 // so no lock is needed.
@@ -289,7 +297,8 @@ void Release(napi_env env, Block* block) {
   napi_adjust_external_memory(env, -static_cast<int64_t>(block->bytes), &adjusted);
   LiveBlocks().erase(block->data);
   block->released = true;
-  free(block->data);
+  if (block->mapped) munmap(block->data, block->bytes);
+  else free(block->data);
 }
 
 void FinalizeBlock(napi_env env, void* data, void* hint) {
@@ -307,17 +316,22 @@ napi_value Alloc(napi_env env, napi_callback_info info) {
   if (!c.ok) return nullptr;
   size_t bytes = static_cast<size_t>(length) * sizeof(float);
   size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-  void* data = aligned_alloc(64, rounded);
+  const bool mapped = rounded >= kMapFrom;
+  // Fresh anonymous pages are zero already (and are only backed by memory once written).
+  void* data = mapped ? mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                      : aligned_alloc(64, rounded);
+  if (data == MAP_FAILED) data = nullptr;
   if (!data) {
     napi_throw_error(env, nullptr, ("alloc: out of memory for " + std::to_string(length) + " floats").c_str());
     return nullptr;
   }
-  memset(data, 0, rounded);
-  Block* block = new Block{data, rounded, false};
+  if (!mapped) memset(data, 0, rounded);
+  Block* block = new Block{data, rounded, mapped, false};
   napi_value buffer, array;
   if (napi_create_external_arraybuffer(env, data, bytes, FinalizeBlock, block, &buffer) != napi_ok) {
     delete block;
-    free(data);
+    if (mapped) munmap(data, rounded);
+    else free(data);
     napi_throw_error(env, nullptr, "alloc: could not wrap native memory in an ArrayBuffer");
     return nullptr;
   }

@@ -123,7 +123,9 @@ function loraTrainTokS(model: LlamaModel, kernels: Kernels, sizes: typeof ISSUE_
 
 export async function benchModel(idOrFolder: string, options: ModelBenchOptions = {}): Promise<ModelBenchResult> {
   const sizes = options.sizes ?? ISSUE_SIZES;
-  const say = options.progress ?? (() => {});
+  const progress = options.progress ?? (() => {});
+  // The process's resident memory after each stage, to see which one sets the peak.
+  const say = (line: string): void => progress(`${line} (RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB)`);
   const folder = await resolveModel(idOrFolder);
   const backend = resolveBackend(options.backend ?? 'auto');
   const threads = options.threads ?? threadsFromEnv();
