@@ -28,7 +28,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "making the Python venv $VENV from the wheels on disk (torch, transformers, peft)" >&2
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --no-index --find-links /opt/wheels --find-links /opt/pypi/files \
-    --find-links /opt/pypi-more/files torch transformers peft safetensors >&2
+    --find-links /opt/pypi-more/files "torch==2.13.0+cpu" transformers peft safetensors >&2
 fi
 if [ -z "$MODEL" ]; then
   MODEL=.tmp/qwen3-0.6b-shape
