@@ -28,3 +28,9 @@ export class TroupeError extends Error {
 export function invariant(condition: unknown, message: string): asserts condition {
   if (!condition) throw new TroupeError('invariant', `internal invariant broken: ${message}`);
 }
+
+/** The `checkpoint` error for a model file that could not be opened or read, naming it. */
+export function cannotReadFile(path: string, error: unknown): TroupeError {
+  const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(error);
+  return new TroupeError('checkpoint', `cannot read ${path}: ${reason}`, { cause: error });
+}

@@ -10,7 +10,7 @@
  *   file.close();
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { TroupeError } from '../../util/errors.js';
+import { cannotReadFile, TroupeError } from '../../util/errors.js';
 import { f16BitsToNumber, f32ToBf16, numberToBf16Bits } from './half-float.js';
 import { corrupt, dtypeBytes, parseHeaderJson, readHeaderLength, type HeaderEntry } from './safetensors.js';
 import { formatShape, shapeSize } from './types.js';
@@ -41,8 +41,7 @@ export class SafetensorsFile {
     try {
       fd = openSync(path, 'r');
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(error);
-      throw new TroupeError('checkpoint', `cannot read ${path}: ${reason}`, { cause: error });
+      throw cannotReadFile(path, error);
     }
     try {
       const fileBytes = fstatSync(fd).size;

@@ -15,7 +15,7 @@
  *   const { tensors, metadata } = decodeSafetensors(bytes, 'model.safetensors');
  */
 import { readFileSync } from 'node:fs';
-import { TroupeError } from '../../util/errors.js';
+import { cannotReadFile, TroupeError } from '../../util/errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { decodeHalfArray, f32ToBf16 } from './half-float.js';
 import { formatShape, shapeSize, type NamedTensor, type TensorMap } from './types.js';
@@ -221,8 +221,7 @@ export function readSafetensors(path: string): SafetensorsContents {
   try {
     bytes = readFileSync(path);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(error);
-    throw new TroupeError('checkpoint', `cannot read ${path}: ${reason}`, { cause: error });
+    throw cannotReadFile(path, error);
   }
   return decodeSafetensors(bytes, path);
 }

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TroupeError } from '../../util/errors.js';
+import { cannotReadFile, TroupeError } from '../../util/errors.js';
 import { CharTokenizer } from './char-tokenizer.js';
 import { HfTokenizer } from './hf-tokenizer.js';
 import { CHAR_SPLIT_REGEX } from './tokenizer-json.js';
@@ -88,8 +88,7 @@ function readJson(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(error);
-    throw new TroupeError('checkpoint', `cannot read ${path}: ${reason}`, { cause: error });
+    throw cannotReadFile(path, error);
   }
   try {
     return JSON.parse(text);
