@@ -2,20 +2,14 @@
 // default the code really uses: the page is checked against the schemas, not trusted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import YAML from 'yaml';
 import { getTask, taskNames } from '../envs/registry.js';
 import { configSchema, sections } from './config-schema.js';
 import { allowedKeys } from './format-issues.js';
 import { resolveConfig } from './resolve-config.js';
-
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return dir;
-}
+import { repoRoot } from '../util/repo-root.test-helper.js';
 
 /** Rows of the doc's tables: key -> default cell, per `### task` heading ('' before any). */
 function rows(): Map<string, Map<string, string>> {

@@ -1,21 +1,10 @@
 // Every example config must validate and start with the command that runs it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig } from './load-config.js';
-
-/** The repository root: the nearest folder above this file with a package.json. */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    assert.notEqual(parent, dir, 'package.json not found');
-    dir = parent;
-  }
-  return dir;
-}
+import { repoRoot } from '../util/repo-root.test-helper.js';
 
 const examples = join(repoRoot(), 'examples');
 const files = readdirSync(examples).filter((f) => f.endsWith('.yaml')).sort();

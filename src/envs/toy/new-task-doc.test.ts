@@ -1,15 +1,9 @@
 // docs/new-task.md shows the toy task's files verbatim; this keeps the page and the code in sync.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return dir;
-}
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../../util/repo-root.test-helper.js';
 
 test('docs/new-task.md quotes every toy task file exactly as it is', () => {
   const root = repoRoot();
