@@ -19,6 +19,7 @@ import { join, relative, resolve } from 'node:path';
 import { saveModel, saveModelAdapter } from '../engine/io/model-checkpoint.js';
 import { loadLoraAdapter } from '../engine/io/peft-adapter.js';
 import { loadCheckpoint, readJsonFile } from '../engine/io/checkpoint.js';
+import { findModelFolder } from '../engine/hub/resolve-model.js';
 import { readSafetensors, writeSafetensors } from '../engine/io/safetensors.js';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
@@ -67,7 +68,7 @@ export async function saveTrainingCheckpoint(runDir: string, step: number, polic
       if (member.backend === 'tinker') {
         state.policies[id] = { kind: 'tinker', path: await member.learner.model.saveWeights(`${checkpointName(step)}-${id}`) };
       } else {
-        state.policies[id] = saveEmbeddedMember(temp, id, member, tokenizer, adapterBaseName(resolve(final, 'adapters', id), modelPath));
+        state.policies[id] = saveEmbeddedMember(temp, id, member, tokenizer, { baseName: adapterBaseName(resolve(final, 'adapters', id), modelPath), trainedFrom: modelPath === undefined ? undefined : findModelFolder(modelPath) });
       }
     }
     writeFileAtomic(join(temp, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
@@ -82,13 +83,14 @@ export async function saveTrainingCheckpoint(runDir: string, step: number, polic
   return final;
 }
 
-function saveEmbeddedMember(temp: string, id: string, member: EmbeddedMember, tokenizer: Tokenizer, baseModelNameOrPath: string): { kind: 'model' | 'adapter' } {
+/** `base.trainedFrom`: the model.path folder, whose generation_config.json a full fine-tune keeps. */
+function saveEmbeddedMember(temp: string, id: string, member: EmbeddedMember, tokenizer: Tokenizer, base: { baseName: string; trainedFrom?: string }): { kind: 'model' | 'adapter' } {
   let kind: 'model' | 'adapter';
   if (member.adapter !== undefined) {
-    saveModelAdapter(join(temp, 'adapters', id), member.model, member.adapter, { baseModelNameOrPath });
+    saveModelAdapter(join(temp, 'adapters', id), member.model, member.adapter, { baseModelNameOrPath: base.baseName });
     kind = 'adapter';
   } else {
-    saveModel(join(temp, 'policies', id), member.model, tokenizer);
+    saveModel(join(temp, 'policies', id), member.model, tokenizer, { trainedFrom: base.trainedFrom });
     kind = 'model';
   }
   const optimizer = member.learner.exportOptimizerState();

@@ -10,6 +10,7 @@
  *   tokenizer_config.json  special tokens + PreTrainedTokenizerFast, for AutoTokenizer (a
  *                          tokenizer read from a real HF folder writes back the file it came
  *                          with, chat_template and all)
+ *   generation_config.json when the model was trained from a folder that had one (stop tokens)
  *
  * Saving is atomic (a temp folder renamed into place) and validates first, so a folder on
  * disk is always complete and consistent. Loading checks every tensor the config implies.
@@ -35,11 +36,14 @@ export const CONFIG_FILE = 'config.json';
 export { WEIGHTS_FILE };
 export const TOKENIZER_FILE = 'tokenizer.json';
 export const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
+export const GENERATION_CONFIG_FILE = 'generation_config.json';
 
 export interface Checkpoint {
   readonly config: LlamaConfig;
   readonly tensors: TensorMap;
   readonly tokenizer: Tokenizer;
+  /** generation_config.json of the model this one was trained from, written back verbatim (its stop tokens). */
+  readonly generationConfig?: unknown;
 }
 
 /** Every parameter a config implies, by HF name, with its shape ([out, in] for linears). */
@@ -130,6 +134,7 @@ export function saveCheckpoint(dir: string, checkpoint: Checkpoint, options: { o
     { name: WEIGHTS_FILE, contents: () => encodeSafetensors(tensors, { format: 'pt' }) },
     { name: TOKENIZER_FILE, contents: () => `${JSON.stringify(tokenizer.toTokenizerJson(), null, 2)}\n` },
     { name: TOKENIZER_CONFIG_FILE, contents: () => `${JSON.stringify(tokenizerConfig(tokenizer), null, 2)}\n` },
+    ...(checkpoint.generationConfig === undefined ? [] : [{ name: GENERATION_CONFIG_FILE, contents: () => `${JSON.stringify(checkpoint.generationConfig, null, 2)}\n` }]),
   ], options);
 }
 

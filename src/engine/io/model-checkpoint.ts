@@ -7,12 +7,14 @@
  *   saveModelAdapter('runs/x/adapters/plan', model, 'plan', { baseModelNameOrPath: '../../model' });
  *   loadModelAdapter(model, 'runs/x/adapters/plan', 'plan');
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { LlamaModel } from '../model/llama-model.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { Tokenizer } from '../tokenizer/types.js';
 import type { Tensor } from '../tensor.js';
 import { weightToF32 } from '../weight-ops.js';
-import { saveCheckpoint } from './checkpoint.js';
+import { GENERATION_CONFIG_FILE, readJsonFile, saveCheckpoint } from './checkpoint.js';
 import { loadLoraAdapter, saveLoraAdapter } from './peft-adapter.js';
 import type { NamedTensor } from './types.js';
 
@@ -23,8 +25,14 @@ function asTensorMap(parameters: ReadonlyMap<string, Tensor>): Map<string, Named
   return new Map([...parameters].map(([name, t]) => [name, t.dtype === 'bf16' ? { shape: t.shape, data: weightToF32(t), dtype: 'BF16' as const } : { shape: t.shape, data: t.data }]));
 }
 
-export function saveModel(dir: string, model: LlamaModel, tokenizer: Tokenizer, options: { overwrite?: boolean } = {}): void {
-  saveCheckpoint(dir, { config: model.config, tensors: asTensorMap(model.parameters), tokenizer }, options);
+/**
+ * Saves `model` as a model folder. `trainedFrom` is the folder it was loaded from: its
+ * generation_config.json is carried over, so the saved model stops where the original does.
+ */
+export function saveModel(dir: string, model: LlamaModel, tokenizer: Tokenizer, options: { overwrite?: boolean; trainedFrom?: string } = {}): void {
+  const source = options.trainedFrom === undefined ? undefined : join(options.trainedFrom, GENERATION_CONFIG_FILE);
+  const generationConfig = source !== undefined && existsSync(source) ? readJsonFile(source) : undefined;
+  saveCheckpoint(dir, { config: model.config, tensors: asTensorMap(model.parameters), tokenizer, generationConfig }, { overwrite: options.overwrite });
 }
 
 /** Saves adapter `name` of `model` in the PEFT layout. */

@@ -7,10 +7,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
-import { readJsonFile } from '../io/checkpoint.js';
+import { GENERATION_CONFIG_FILE, readJsonFile } from '../io/checkpoint.js';
 import type { Tokenizer } from './types.js';
 
-export const GENERATION_CONFIG_FILE = 'generation_config.json';
+export { GENERATION_CONFIG_FILE };
 
 export function loadStopTokenIds(dir: string, tokenizer: Tokenizer): number[] {
   const ids = new Set<number>();
