@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { findModelFolder } from '../engine/hub/resolve-model.js';
 import { TOKENIZER_FILE } from '../engine/io/checkpoint.js';
 import { readTokenizer } from '../engine/tokenizer/load-tokenizer.js';
-import { getKernels } from '../engine/kernels/get-kernels.js';
+import { describeKernels, getKernels } from '../engine/kernels/get-kernels.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel } from '../engine/io/model-checkpoint.js';
 import type { PromptFormat } from '../policy/embedded-policy.js';
@@ -99,6 +99,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
   const rollout = rolloutOptions(config);
   const kernels = await getKernels(config.engine.backend);
+  hooks.log(describeKernels(kernels, config.engine.backend));
   const roles = team.roles.map((r) => r.name);
   const spec = config.policy.map;
   const roleToPolicy = assignRoles(spec, roles);

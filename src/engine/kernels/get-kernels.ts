@@ -33,6 +33,18 @@ export function resolveBackend(backend: BackendName, env: NodeJS.ProcessEnv = pr
   return loadNativeBinding(env).binding ? 'native' : 'wasm';
 }
 
+/**
+ * One line for a run's log: which backend computes, and why not native when `auto` had to fall
+ * back (npm hides the install script's warning, so this is where a user learns of it).
+ */
+export function describeKernels(kernels: Kernels, requested: BackendName = 'auto', env: NodeJS.ProcessEnv = process.env): string {
+  const threads = `${kernels.threads} thread${kernels.threads === 1 ? '' : 's'}`;
+  if (kernels.name.startsWith('native')) return `engine: native backend (${kernels.name.slice('native-'.length)}, ${threads})`;
+  const load = loadNativeBinding(env);
+  const why = requested === 'auto' && backendFromEnv(env) === 'auto' && load.binding === undefined ? `; native addon unavailable: ${load.reason}` : '';
+  return `engine: WebAssembly backend (${kernels.name.slice('wasm-'.length)}, ${threads}${why})`;
+}
+
 /** New kernels of a backend (callers that need their own, such as benchmarks). */
 export async function createKernels(options: { backend?: BackendName; threads?: 1 | 2 } = {}): Promise<Kernels> {
   const threads = options.threads ?? threadsFromEnv();
