@@ -14,6 +14,7 @@ import { createReadStream, existsSync, mkdirSync, renameSync, rmSync, statSync, 
 import { open } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
+import { lockBlob } from './blob-lock.js';
 import { startFileProgress } from './download-progress.js';
 import { repoCacheDir, snapshotDir } from './hub-cache.js';
 import { hubFetch, hubResponseError } from './hub-http.js';
@@ -119,19 +120,30 @@ export async function downloadFile(env: HubEnv, f: FileToDownload, progress: Pro
     } catch (error) {
       throw diskError(blobs, error);
     }
-    const incomplete = `${blob}.incomplete`;
-    await fetchInto(env, f, incomplete, { what, size, progress });
-    const got = statSync(incomplete).size;
-    const hashOk = await blobHashMatches(incomplete, etag);
-    if ((size !== undefined && got !== size) || hashOk === false) {
-      rmSync(incomplete, { force: true });
-      throw new TroupeError('io', `${what} arrived damaged (${got} bytes${size !== undefined ? ` of ${size}` : ''}${hashOk === false ? ', content hash differs from its etag' : ''}); the partial file was removed, run the command again`);
-    }
+    const release = await lockBlob(blob, (pid) => progress.write(`waiting for process ${pid}, which is downloading ${what}\n`));
     try {
-      renameSync(incomplete, blob);
-    } catch (error) {
-      throw diskError(blob, error);
+      if (!existsSync(blob)) await downloadBlob(env, f, { blob, what, etag, size, progress });
+    } finally {
+      release();
     }
   }
   linkSnapshotFile(join(snapshotDir(env.cacheDir, f.repo, f.commit), ...f.file.split('/')), blob);
+}
+
+/** GETs `f` into `<blob>.incomplete` (resuming it), checks it and renames it to `blob`. */
+async function downloadBlob(env: HubEnv, f: FileToDownload, o: { blob: string; what: string; etag: string; size?: number; progress: ProgressSink }): Promise<void> {
+  const { blob, what, etag, size, progress } = o;
+  const incomplete = `${blob}.incomplete`;
+  await fetchInto(env, f, incomplete, { what, size, progress });
+  const got = statSync(incomplete).size;
+  const hashOk = await blobHashMatches(incomplete, etag);
+  if ((size !== undefined && got !== size) || hashOk === false) {
+    rmSync(incomplete, { force: true });
+    throw new TroupeError('io', `${what} arrived damaged (${got} bytes${size !== undefined ? ` of ${size}` : ''}${hashOk === false ? ', content hash differs from its etag' : ''}); the partial file was removed, run the command again`);
+  }
+  try {
+    renameSync(incomplete, blob);
+  } catch (error) {
+    throw diskError(blob, error);
+  }
 }

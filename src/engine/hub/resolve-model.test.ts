@@ -89,6 +89,19 @@ test('an interrupted download resumes from the .incomplete file with a Range req
   assert.deepEqual(readFileSync(join(dir, 'model.safetensors')), fixtureFiles.get('model.safetensors'));
 });
 
+test('two loads of the same id at once download each file once', async () => {
+  const env = freshEnv();
+  const before = hub.requests.length;
+  const [a, b] = await Promise.all([resolveModel('troupe-test/tiny', { env, progress: sink() }), resolveModel('troupe-test/tiny', { env, progress: sink() })]);
+  assert.equal(a, b);
+  const gets = hub.requests.slice(before).filter((r) => r.method === 'GET' && !r.path.includes('/api/'));
+  const perFile = new Map<string, number>();
+  for (const r of gets) perFile.set(r.path, (perFile.get(r.path) ?? 0) + 1);
+  assert.ok([...perFile.values()].every((n) => n === 1), `GETs per file: ${JSON.stringify([...perFile])}`);
+  for (const [name, data] of fixtureFiles) assert.deepEqual(readFileSync(join(a, name)), data);
+  assert.ok(!readdirSync(join(env.cacheDir, 'models--troupe-test--tiny', 'blobs')).some((f) => f.endsWith('.lock')), 'no lock left behind');
+});
+
 test('offline and not cached: a clear error and no request', async () => {
   const env = freshEnv({ offline: true });
   const before = hub.requests.length;
