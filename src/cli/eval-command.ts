@@ -33,17 +33,21 @@ export async function runEvalCommand(options: EvalCommandOptions): Promise<EvalR
   const config = loadConfig(configPath, options.set ?? []);
   const task = getTask(config.tasks.name);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
-  const { policyFor, source } = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? options.target : undefined);
-  const result = await evaluate({
-    team,
-    source: task.createSource(taskOptions(config), config.seed),
-    policyFor,
-    rollout: rolloutOptions(config),
-    tasks: options.tasks ?? config.train.eval_tasks,
-    temperature: config.train.eval_temperature,
-    seed: config.seed,
-  });
-  return { ...result, source, name: config.name };
+  const { policyFor, source, dispose } = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? options.target : undefined);
+  try {
+    const result = await evaluate({
+      team,
+      source: task.createSource(taskOptions(config), config.seed),
+      policyFor,
+      rollout: rolloutOptions(config),
+      tasks: options.tasks ?? config.train.eval_tasks,
+      temperature: config.train.eval_temperature,
+      seed: config.seed,
+    });
+    return { ...result, source, name: config.name };
+  } finally {
+    dispose?.();
+  }
 }
 
 export function formatEval(r: EvalResult & { source: string; name: string }): string {

@@ -51,16 +51,17 @@ export async function runRolloutCommand(options: RolloutCommandOptions): Promise
   }
   const task = getTask(config.tasks.name);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
+  const players = await playingPolicies(config, task, team.roles.map((r) => r.name));
   const { samples, episodes } = await rollout({
     team,
     source: task.createSource(taskOptions(config), config.seed),
     tasks: Array.from({ length: count }, (_, i) => i),
     split: 'train',
-    policyFor: (await playingPolicies(config, task, team.roles.map((r) => r.name))).policyFor,
+    policyFor: players.policyFor,
     options: rolloutOptions(config),
     seed: config.seed,
     step: 0,
-  });
+  }).finally(() => players.dispose?.());
   const advantages = computeAdvantages(samples, config.advantage.estimator, {
     filterZeroVariance: config.advantage.filter_zero_variance,
   });

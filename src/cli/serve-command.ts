@@ -23,6 +23,7 @@ import { loadServedModels } from '../serve/load-served-models.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { cachedBaseModels, resolveModelArgument, type BaseModelSource } from '../serve/tinker/base-models.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
+import { LORA_ALPHA } from '../serve/tinker/training-model.js';
 import { TroupeError } from '../util/errors.js';
 import { backendOption } from './backend-option.js';
 
@@ -36,6 +37,8 @@ export interface ServeCommandOptions {
   readonly seed: number;
   /** Where save_weights checkpoints are also written, so a restarted server loads them (default: memory only). */
   readonly stateDir?: string;
+  /** LoRA alpha of every adapter (default 32; the API has no field for it). */
+  readonly loraAlpha?: number;
   /** Kernels (default auto). */
   readonly backend?: BackendName;
   readonly print?: (text: string) => void;
@@ -65,6 +68,8 @@ export interface TinkerServeCommandOptions {
   readonly seed: number;
   /** Where save_weights checkpoints are also written, so a restarted server loads them (default: memory only). */
   readonly stateDir?: string;
+  /** LoRA alpha of every adapter (default 32; the API has no field for it). */
+  readonly loraAlpha?: number;
   /** Kernels (default auto). */
   readonly backend?: BackendName;
   readonly print?: (text: string) => void;
@@ -77,9 +82,9 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   const cached = options.hfCache === false ? [] : cachedBaseModels(options.hubEnv).filter((c) => !named.some((m) => m.name === c.name));
   const models = [...named, ...cached];
   if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
-  const server = await startTinkerServer({ kernels: await getKernels(options.backend), models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir });
+  const server = await startTinkerServer({ kernels: await getKernels(options.backend), models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha });
   const print = options.print ?? ((text: string) => process.stdout.write(text));
-  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
+  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url}; LoRA alpha ${server.service.loraAlpha})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
   return server;
 }
 
@@ -90,6 +95,14 @@ function integer(flag: string, min: number): (value: string) => number {
   };
 }
 
+function positiveNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !(n > 0) || !Number.isFinite(n)) throw new TroupeError('input', `${flag} must be a positive number, got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
 export function serveCommand(): Command {
   return new Command('serve')
     .description('serve a model folder or a run over the OpenAI HTTP API (/v1/models, /v1/completions, /v1/chat/completions), or base models over the Tinker API (--tinker)')
@@ -97,6 +110,7 @@ export function serveCommand(): Command {
     .option('--tinker', 'serve the Tinker training API (LoRA training + sampling) instead of the OpenAI one; see docs/tinker.md')
     .option('--model <folder>', 'with --tinker: a base model clients may load, FOLDER, NAME=FOLDER or a hub id (repeatable); the HF cache is offered too', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--state-dir <dir>', 'with --tinker: also keep save_weights checkpoints in this folder, so a restarted server can load them (troupe train --resume)', join(tmpdir(), 'troupe-tinker-state'))
+    .option('--lora-alpha <n>', `with --tinker: LoRA alpha of every adapter (scale alpha / rank); the API sends none, clients read it from get_info`, positiveNumber('--lora-alpha'), LORA_ALPHA)
     .option('--no-hf-cache', 'with --tinker: do not offer the models of the Hugging Face cache')
     .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0), 8000)
@@ -104,9 +118,9 @@ export function serveCommand(): Command {
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
     .addOption(backendOption())
-    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; backend?: BackendName }) => {
+    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; loraAlpha: number; backend?: BackendName }) => {
       let server: { close(): Promise<void> };
-      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, backend: opts.backend });
+      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, loraAlpha: opts.loraAlpha, backend: opts.backend });
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else server = await runServeCommand({ dir, ...opts });
       await new Promise<void>((resolve) => {

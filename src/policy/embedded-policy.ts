@@ -10,10 +10,11 @@
 import type { LlamaModel } from '../engine/model/llama-model.js';
 import { Sampler } from '../engine/sampling/generate.js';
 import type { Generation } from '../engine/sampling/types.js';
-import type { ChatTemplate } from '../engine/tokenizer/chat-template.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
-import { encodePromptIds } from './encode-prompt.js';
+import { encodeFormattedPrompt, type PromptFormat } from './encode-prompt.js';
 import type { Completion, Policy, SampleRequest } from './types.js';
+
+export type { PromptFormat } from './encode-prompt.js';
 
 export interface EmbeddedPolicyOptions {
   readonly id: string;
@@ -25,16 +26,6 @@ export interface EmbeddedPolicyOptions {
   readonly maxBatch?: number;
   /** How prompts reach the model and where completions end (default: raw text, the tokenizer's eos). */
   readonly prompting?: PromptFormat;
-}
-
-/**
- * A chat model reads prompts through its chat template: each prompt becomes one user message
- * followed by the assistant header (natural-format tasks on an instruct checkpoint), and a
- * completion ends at any of the model's stop tokens (generation_config.json's eos ids).
- */
-export interface PromptFormat {
-  readonly chat?: { readonly template: ChatTemplate; readonly enableThinking?: boolean };
-  readonly stopIds?: readonly number[];
 }
 
 export class EmbeddedPolicy implements Policy {
@@ -58,9 +49,7 @@ export class EmbeddedPolicy implements Policy {
 
   /** Prompt ids as the model sees them: through the chat template, else BOS (when the tokenizer has one) + the prompt text. */
   encodePrompt(prompt: string): number[] {
-    const chat = this.prompting.chat;
-    if (chat !== undefined) return chat.template.encode([{ role: 'user', content: prompt }], { addGenerationPrompt: true, enableThinking: chat.enableThinking });
-    return encodePromptIds(this.tokenizer, prompt);
+    return encodeFormattedPrompt(this.tokenizer, this.prompting, prompt);
   }
 
   async sample(requests: readonly SampleRequest[]): Promise<Completion[][]> {

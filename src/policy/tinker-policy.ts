@@ -6,30 +6,46 @@
  *   const policy = new TinkerPolicy({ id: 'plan', tokenizer, sampler });
  *   policy.useSampler(await model.saveForSampler());   // after every update: fresh weights
  *
- * Prompts are tokenised here (BOS + text, as the embedded policy does), so the service sees
- * exactly the ids the learner later trains on. Requests of one `sample` call go out together.
+ * Prompts are tokenised here exactly as the embedded policy does (the model folder's chat
+ * template for natural-format prompts when it has one, else BOS + text; encode-prompt.ts), so
+ * the service sees the ids the learner later trains on, and an embedded run the same ones.
+ * Completions end at the folder's stop tokens: sent as `stop` token ids, or, when the request
+ * also has stop strings (the API takes one kind per request), cut here at the first stop token,
+ * which is where the embedded sampler would have stopped. Requests of one `sample` call go out
+ * together.
  */
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import type { TinkerSampler } from '../tinker/tinker-client.js';
 import type { SampledSequence } from '../tinker/types.js';
-import { encodePromptIds } from './encode-prompt.js';
+import { encodeFormattedPrompt, type PromptFormat } from './encode-prompt.js';
 import type { Completion, Policy, SampleRequest } from './types.js';
 
 export interface TinkerPolicyOptions {
   readonly id: string;
   readonly tokenizer: Tokenizer;
   readonly sampler: TinkerSampler;
+  /** Chat template and stop tokens of the base model's folder (default: raw text, the tokenizer's eos). */
+  readonly prompting?: PromptFormat;
 }
 
 export class TinkerPolicy implements Policy {
   readonly id: string;
   readonly tokenizer: Tokenizer;
   private sampler: TinkerSampler;
+  private readonly prompting: PromptFormat;
+  private readonly stopIds: ReadonlySet<number>;
 
   constructor(options: TinkerPolicyOptions) {
     this.id = options.id;
     this.tokenizer = options.tokenizer;
     this.sampler = options.sampler;
+    this.prompting = options.prompting ?? {};
+    const eos = options.tokenizer.special.eos;
+    this.stopIds = new Set(this.prompting.stopIds ?? (eos === undefined ? [] : [eos]));
+  }
+
+  encodePrompt(prompt: string): number[] {
+    return encodeFormattedPrompt(this.tokenizer, this.prompting, prompt);
   }
 
   /** Samples from now on with these weights (a fresh sampler after each optimizer step). */
@@ -40,11 +56,13 @@ export class TinkerPolicy implements Policy {
   async sample(requests: readonly SampleRequest[]): Promise<Completion[][]> {
     return Promise.all(
       requests.map(async (r) => {
-        const promptIds = r.promptIds ? [...r.promptIds] : encodePromptIds(this.tokenizer, r.prompt);
+        const promptIds = r.promptIds ? [...r.promptIds] : this.encodePrompt(r.prompt);
+        const stopIds = this.prompting.stopIds ?? [];
+        const stop = r.stop.length > 0 ? [...r.stop] : stopIds.length > 0 ? [...stopIds] : undefined;
         const response = await this.sampler.sample({
           prompt: { chunks: [{ type: 'encoded_text', tokens: promptIds }] },
           num_samples: r.n,
-          sampling_params: { max_tokens: r.maxTokens, seed: r.seed, temperature: r.temperature, top_p: r.topP, top_k: r.topK === 0 ? -1 : r.topK, ...(r.stop.length ? { stop: [...r.stop] } : {}) },
+          sampling_params: { max_tokens: r.maxTokens, seed: r.seed, temperature: r.temperature, top_p: r.topP, top_k: r.topK === 0 ? -1 : r.topK, ...(stop ? { stop } : {}) },
         });
         return response.sequences.map((s) => this.completion(s, promptIds, r.stop));
       }),
@@ -52,13 +70,17 @@ export class TinkerPolicy implements Policy {
   }
 
   private completion(s: SampledSequence, promptIds: readonly number[], stops: readonly string[]): Completion {
-    const eos = this.tokenizer.special.eos;
-    const ids = [...s.tokens];
-    const textIds = s.stop_reason === 'stop' && eos !== undefined && ids[ids.length - 1] === eos ? ids.slice(0, -1) : ids;
+    // The first stop token ends the completion (the service may not have been told of it).
+    const stopAt = s.tokens.findIndex((id) => this.stopIds.has(id));
+    const kept = stopAt < 0 ? s.tokens.length : stopAt + 1;
+    const ids = s.tokens.slice(0, kept);
+    const logprobs = (s.logprobs ?? []).slice(0, kept);
+    const finishReason = stopAt < 0 ? s.stop_reason : 'stop';
+    const textIds = stopAt < 0 ? ids : ids.slice(0, -1);
     let text = this.tokenizer.decode(textIds, { skipSpecial: true });
     // The service stops after a stop string; the text is cut before it (OpenAI semantics).
     const cut = Math.min(...stops.map((stop) => text.indexOf(stop)).filter((at) => at >= 0));
     if (Number.isFinite(cut)) text = text.slice(0, cut);
-    return { text, promptIds, ids, logprobs: s.logprobs ?? [], finishReason: s.stop_reason };
+    return { text, promptIds, ids, logprobs, finishReason };
   }
 }

@@ -172,6 +172,11 @@ export class TinkerTrainingModel {
     return this.op('/optim_step', { adam_params: adam }) as Promise<{ metrics?: Record<string, number> }>;
   }
 
+  /** get_info: the model's base, LoRA rank and (on Troupe's server) `lora_alpha`. */
+  async info(): Promise<Record<string, unknown>> {
+    return (await this.client.post('/get_info', { model_id: this.modelId })) as Record<string, unknown>;
+  }
+
   /** Saves training state (weights + Adam) under a name; resolves to its tinker:// path. */
   async saveWeights(name: string): Promise<string> {
     return ((await this.op('/save_weights', { path: name, overwrite: true })) as { path: string }).path;

@@ -81,6 +81,10 @@ export interface AdamParams {
 /** Tinker's defaults (AdamParams in the SDK). */
 export const DEFAULT_ADAM: AdamParams = { learning_rate: 1e-4, beta1: 0.9, beta2: 0.95, eps: 1e-12, weight_decay: 0, grad_clip_norm: 0 };
 
+/** The modules LoraConfig's `train_attn` and `train_mlp` switch on (Tinker trains them as groups). */
+export const TINKER_ATTENTION_MODULES = ['q_proj', 'k_proj', 'v_proj', 'o_proj'] as const;
+export const TINKER_MLP_MODULES = ['gate_proj', 'up_proj', 'down_proj'] as const;
+
 export interface LoraConfigWire {
   readonly rank: number;
   readonly seed?: number | null;

@@ -6,6 +6,8 @@
  * - reference: the dataset's own solutions;
  * - embedded: the newest checkpoint of a run folder, or the model folder `model.path`
  *   (with `policy.map`: per-role models from a run, LoRA adapters on the run's base);
+ * - tinker: a Tinker-compatible service (tinker-playing-policies.ts): the run's newest
+ *   checkpoint, or the base model;
  * - openai: an OpenAI-compatible server (`policy.openai`); with another kind, the roles listed
  *   in `policy.openai.roles` are served and the others play as that kind (a mixed team).
  */
@@ -27,11 +29,14 @@ import type { Policy } from '../policy/types.js';
 import { TroupeError } from '../util/errors.js';
 import { listCheckpoints } from './checkpoint-store.js';
 import { assignRoles } from './policy-set.js';
+import { tinkerPlayingPolicies } from './tinker-playing-policies.js';
 
 export interface PlayingPolicies {
   readonly policyFor: (role: string) => Policy;
   /** Where the weights came from, for messages. */
   readonly source: string;
+  /** Closes connections (a tinker session's heartbeat); call when done playing. */
+  readonly dispose?: () => void;
 }
 
 export async function playingPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
@@ -42,7 +47,7 @@ export async function playingPolicies(config: ResolvedConfig, task: TaskDefiniti
   const where = `${openai.base_url} (${[...served].map(([role, p]) => `${role}: ${p.options.model}`).join(', ')})`;
   if (config.policy.kind === 'openai') return { policyFor: (role) => served.get(role)!, source: where };
   const own = await kindPolicies(config, task, roles, runDir);
-  return served.size === 0 ? own : { policyFor: (role) => served.get(role) ?? own.policyFor(role), source: `${own.source}; served ${where}` };
+  return served.size === 0 ? own : { policyFor: (role) => served.get(role) ?? own.policyFor(role), source: `${own.source}; served ${where}`, ...(own.dispose ? { dispose: own.dispose } : {}) };
 }
 
 async function kindPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
@@ -53,6 +58,8 @@ async function kindPolicies(config: ResolvedConfig, task: TaskDefinition<Env, an
       return { policyFor: referencePolicies(task, taskOptions(config), config.seed), source: 'reference solutions' };
     case 'embedded':
       return embeddedPolicies(config, roles, runDir);
+    case 'tinker':
+      return tinkerPlayingPolicies(config, roles, runDir);
     default:
       throw new TroupeError('config', `policy.kind ${config.policy.kind} cannot play here yet`);
   }

@@ -18,6 +18,7 @@ import type { TinkerLearner } from '../policy/tinker-learner.js';
 import type { TinkerPolicy } from '../policy/tinker-policy.js';
 import type { Policy } from '../policy/types.js';
 import { TroupeError } from '../util/errors.js';
+import { deriveSeed } from '../util/rng.js';
 import { Learner, type LearnerOptions, type TrainingSequence } from './learner.js';
 
 export type PolicyMapSpec = 'shared' | 'per-role' | 'lora' | Readonly<Record<string, string>>;
@@ -94,6 +95,15 @@ export function assignRoles(spec: PolicyMapSpec, roles: readonly string[]): Map<
   return new Map(roles.map((r) => [r, spec[r]!]));
 }
 
+/**
+ * The seed of policy `policyId`'s LoRA adapter in a run seeded `runSeed`. The embedded engine
+ * initialises the adapter from it, and a tinker run sends it as create_model's lora_config.seed,
+ * so both start from the same adapter (LoraAdapter's A depends only on the seed, not the name).
+ */
+export function adapterSeed(runSeed: number, policyId: string): number {
+  return deriveSeed(runSeed, 'lora', policyId);
+}
+
 /** A copy of `base` with its own weights (all trainable, float32). */
 export function copyModel(base: LlamaModel): LlamaModel {
   return base.clone({ trainable: true });
@@ -124,7 +134,7 @@ export function buildPolicySet(options: {
     const shared = base.clone({ trainable: false }); // frozen: keeps a bf16 base bf16
     models.set('base', shared);
     for (const id of ids) {
-      shared.addAdapter(id, options.lora, options.seed);
+      shared.addAdapter(id, options.lora, adapterSeed(options.seed, id));
       const learner = new Learner({ policyId: id, model: shared, adapter: id, options: options.learner, reference: options.withReference ? { model: shared } : undefined });
       members.set(id, embeddedMember({ id, model: shared, adapter: id, policy: new EmbeddedPolicy({ id, model: shared, tokenizer, adapter: id, prompting: options.prompting }), learner, roles: rolesOf(id) }));
     }

@@ -3,11 +3,7 @@
  * source, the tokenizer, the base model(s) (warm-started or loaded), and the policy set with
  * one learner per policy.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { findModelFolder } from '../engine/hub/resolve-model.js';
-import { TOKENIZER_FILE } from '../engine/io/checkpoint.js';
-import { readTokenizer } from '../engine/tokenizer/load-tokenizer.js';
 import { describeKernels, getKernels } from '../engine/kernels/get-kernels.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel } from '../engine/io/model-checkpoint.js';
@@ -27,7 +23,8 @@ import { TroupeError } from '../util/errors.js';
 import { prepareBaseModel } from './base-model.js';
 import type { LearnerOptions } from './learner.js';
 import { assignRoles, buildPolicySet, overriddenConfig, type PolicySet } from './policy-set.js';
-import { buildTinkerPolicySet, tinkerApiKey, tinkerBaseModel } from './tinker-policy-set.js';
+import { buildTinkerPolicySet } from './tinker-policy-set.js';
+import { tinkerApiKey, tinkerBaseModel, tinkerPrompting } from './tinker-service-setup.js';
 import type { TrainStepInput } from './train-step.js';
 import type { WarmStartStep } from './warm-start.js';
 
@@ -105,8 +102,8 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   const roleToPolicy = assignRoles(spec, roles);
 
   if (config.policy.kind === 'tinker') {
-    const tokenizer = tinkerTokenizer(config);
-    const policies = await buildTinkerPolicySet({ config, roles, tokenizer, learner: learnerOptions(config), log: hooks.log });
+    const { tokenizer, prompting } = tinkerPrompting(config);
+    const policies = await buildTinkerPolicySet({ config, roles, tokenizer, prompting, learner: learnerOptions(config), log: hooks.log });
     return runSetup(config, { team, source, rollout, tokenizer, policies });
   }
   let tokenizer: Tokenizer = config.model.tokenizer === 'ascii' ? CharTokenizer.ascii() : CharTokenizer.standard();
@@ -184,16 +181,4 @@ function runSetup(config: ResolvedConfig, parts: { team: Team<Env>; source: Task
     evalInput: { team, source, policyFor: (role) => policies.policyFor(role), rollout },
     dispose: () => policies.dispose(),
   };
-}
-
-/**
- * The tokenizer of a tinker run, read locally (prompts are tokenised here, so the learner
- * trains on exactly the ids the service sampled from): model.path, else the base model's hub id
- * in the Hugging Face cache. Only tokenizer files are read, never the weights.
- */
-function tinkerTokenizer(config: ResolvedConfig): Tokenizer {
-  const name = config.model.path ?? tinkerBaseModel(config);
-  const file = join(findModelFolder(name), TOKENIZER_FILE);
-  if (!existsSync(file)) throw new TroupeError('config', `model.path: ${name} has no tokenizer.json (${file}); policy.kind tinker tokenises prompts locally, so set model.path to the base model's folder or hub id`);
-  return readTokenizer(file);
 }

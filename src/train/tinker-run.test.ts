@@ -1,8 +1,8 @@
 // `troupe train` with policy.kind tinker against Troupe's own Tinker server (in-process, on a
 // warm-started tiny base), next to the same run on the embedded engine with policy.map lora.
-// Both start from the same base with adapters whose B is zero, so the first step samples the
-// same tokens and computes the same loss; the adapters' random A differ (the service seeds its
-// own initialisation, and the API cannot upload weights), so later steps are not compared.
+// The client sends each adapter's seed (lora_config.seed, the embedded run's rule) and the
+// server's alpha equals model.lora.alpha, so both runs start from the same adapters, sample the
+// same tokens and train with the same loss and AdamW: every step's metrics agree.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { LORA_ALPHA } from '../serve/tinker/training-model.js';
+import { runEvalCommand } from '../cli/eval-command.js';
+import { runRolloutCommand } from '../cli/rollout-command.js';
 import { runTraining } from './run-training.js';
 import { tinyRun } from './tiny-run.test-helper.js';
 
@@ -35,35 +37,74 @@ after(async () => {
   delete process.env.TINKER_API_KEY;
 });
 
+const STEPS = 4;
 const train = ['train.steps=2', 'train.warmup_steps=0', 'train.eval_every=0', 'train.eval_tasks=4', 'train.checkpoint_every=1', `model.path=${base}`, 'warm_start.enabled=false', 'model.lora.r=4', `model.lora.alpha=${LORA_ALPHA}`, 'rollout.k=4', 'rollout.tasks=3'];
+const close = (a: number, b: number, tolerance: number, what: string) => assert.ok(Math.abs(a - b) <= tolerance, `${what}: tinker ${a} vs embedded ${b}`);
 
-test('troupe train drives LoRA clients on a Tinker service and writes the run like an embedded one', async () => {
+test('troupe train drives LoRA clients on a Tinker service and matches the embedded run step for step', async () => {
   process.env.TINKER_API_KEY = 'tml-test';
   const tinkerDir = join(run.dir, 'tinker');
-  const tinker = await runTraining({ config: run.config, runDir: tinkerDir, stream: quiet, set: [...train, 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`] });
-  const embedded = await runTraining({ config: run.config, runDir: join(run.dir, 'embedded'), stream: quiet, set: train });
-  assert.equal(tinker.lastStep, 1);
-  for (const f of ['metrics.jsonl', 'report.html', 'rollouts/step-000001.jsonl']) assert.ok(existsSync(join(tinkerDir, f)), f);
-  const state = JSON.parse(readFileSync(join(tinkerDir, 'checkpoints', 'step-000001', 'state.json'), 'utf8'));
+  const set = [...train, `train.steps=${STEPS}`, 'train.lr=0.02'];
+  const tinker = await runTraining({ config: run.config, runDir: tinkerDir, stream: quiet, set: [...set, 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`] });
+  await runTraining({ config: run.config, runDir: join(run.dir, 'embedded'), stream: quiet, set });
+  assert.equal(tinker.lastStep, STEPS - 1);
+  const last = String(STEPS - 1).padStart(6, '0');
+  for (const f of ['metrics.jsonl', 'report.html', `rollouts/step-${last}.jsonl`]) assert.ok(existsSync(join(tinkerDir, f)), f);
+  const state = JSON.parse(readFileSync(join(tinkerDir, 'checkpoints', `step-${last}`, 'state.json'), 'utf8'));
   assert.deepEqual(Object.keys(state.policies).sort(), ['plan', 'tool'], 'one training client per role');
-  assert.match(state.policies.plan.path, /^tinker:\/\/.*step-000001-plan$/);
+  assert.match(state.policies.plan.path, new RegExp(`^tinker://.*step-${last}-plan$`));
 
   const [t, e] = [records(tinkerDir), records(join(run.dir, 'embedded'))];
   assert.deepEqual(t.map((r) => `${r.kind}:${r.step}`), e.map((r) => `${r.kind}:${r.step}`), 'same records in the same order');
   assert.deepEqual(t.find((r) => r.kind === 'eval' && r.step === -1), e.find((r) => r.kind === 'eval' && r.step === -1), 'the base policy plays the same');
-  const [t0, e0] = [t.find((r) => r.kind === 'train' && r.step === 0), e.find((r) => r.kind === 'train' && r.step === 0)];
-  assert.deepEqual(t0.roles, e0.roles, 'step 0 samples the same responses with the same rewards');
-  assert.equal(t0.tokens, e0.tokens);
   let trained = 0;
-  for (const id of ['plan', 'tool']) {
-    const [tp, ep] = [t0.policies[id], e0.policies[id]];
-    assert.equal(tp.tokens, ep.tokens, id);
-    assert.ok(Math.abs(tp.loss - ep.loss) < 1e-5, `${id} loss ${tp.loss} vs ${ep.loss}`);
-    assert.ok(Math.abs(tp.clip_fraction - ep.clip_fraction) < 1e-6, `${id} clip fraction`);
-    assert.equal(tp.entropy, null, 'entropy is not available over the Tinker API');
-    if (ep.loss !== 0) trained++;
+  for (let step = 0; step < STEPS; step++) {
+    const [ts, es] = [t.find((r) => r.kind === 'train' && r.step === step), e.find((r) => r.kind === 'train' && r.step === step)];
+    assert.deepEqual(ts.roles, es.roles, `step ${step}: the same responses with the same rewards and success`);
+    assert.equal(ts.tokens, es.tokens, `step ${step} tokens`);
+    for (const id of ['plan', 'tool']) {
+      const [tp, ep] = [ts.policies[id], es.policies[id]];
+      assert.equal(tp.tokens, ep.tokens, `step ${step} ${id} tokens`);
+      close(tp.loss, ep.loss, 1e-5, `step ${step} ${id} loss`);
+      close(tp.clip_fraction, ep.clip_fraction, 1e-6, `step ${step} ${id} clip fraction`);
+      if (ep.grad_norm !== null) close(tp.grad_norm, ep.grad_norm, 1e-4 * Math.max(1, ep.grad_norm), `step ${step} ${id} grad norm`);
+      assert.equal(tp.entropy, null, 'entropy is not available over the Tinker API');
+      if (ep.loss !== 0 && step > 0) trained++;
+    }
   }
-  assert.ok(trained > 0, 'the comparison covers a real update (some group had reward differences)');
+  assert.ok(trained > 0, 'the comparison covers steps after a real update (some group had reward differences)');
+});
+
+test('troupe eval and troupe rollout play through the service and write what the embedded backend writes', async () => {
+  process.env.TINKER_API_KEY = 'tml-test';
+  // The run folders of the first test: their newest checkpoints hold the same weights.
+  const [tinkerEval, embeddedEval] = [await runEvalCommand({ target: join(run.dir, 'tinker') }), await runEvalCommand({ target: join(run.dir, 'embedded') })];
+  assert.match(tinkerEval.source, /on the Tinker service at http/);
+  assert.deepEqual({ ...tinkerEval, source: '' }, { ...embeddedEval, source: '' }, 'the trained policies play the held-out tasks the same');
+  assert.ok(tinkerEval.n > 0);
+
+  const out = (name: string) => join(run.dir, `${name}.jsonl`);
+  const rollout = (name: string, extra: string[]) => runRolloutCommand({ config: run.config, set: [...train, ...extra], out: out(name), print: () => {} });
+  const served = await rollout('rollout-tinker', ['policy.kind=tinker', `policy.tinker.base_url=${server.url}`]);
+  await rollout('rollout-embedded', []);
+  assert.ok(served.summary.samples > 0);
+  // Logprobs travel as float32 over the API, so they agree to float32 rounding; everything else is identical.
+  const lines = (name: string) => readFileSync(out(name), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const [ts, es] = [lines('rollout-tinker'), lines('rollout-embedded')];
+  assert.equal(ts.length, es.length);
+  ts.forEach((t, i) => {
+    assert.deepEqual({ ...t, logprobs: [] }, { ...es[i], logprobs: [] }, `sample ${i}: same tokens, text, rewards and groups`);
+    t.logprobs.forEach((lp: number, k: number) => close(lp, es[i].logprobs[k], 1e-6, `sample ${i} logprob ${k}`));
+  });
+});
+
+test('a model.lora.alpha the server does not use is a config error naming both and the fix', async () => {
+  process.env.TINKER_API_KEY = 'tml-test';
+  const runDir = join(run.dir, 'alpha');
+  await assert.rejects(
+    runTraining({ config: run.config, runDir, stream: quiet, set: [...train, 'model.lora.alpha=8', 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`] }),
+    new RegExp(`model.lora.alpha is 8, but the Tinker service at .* trains adapters with alpha ${LORA_ALPHA}; set model.lora.alpha=${LORA_ALPHA}, or restart it with troupe serve --tinker --lora-alpha 8`),
+  );
 });
 
 test('a missing API key is a config error naming TINKER_API_KEY, before a run folder is made', async () => {

@@ -21,6 +21,8 @@ export function loraParameterName(layer: number, module: LinearModule, which: 'A
  * One named low-rank adapter on a frozen base: W x + (alpha / r) * B (A x) for each target
  * module, A [r, in] ~ uniform(+-1/sqrt(in)) (PEFT's kaiming-uniform default) and B [out, r]
  * zero, so a fresh adapter leaves the model unchanged. Parameters use PEFT names.
+ * A's values depend only on (seed, layer, module), not on the adapter's name: a Tinker service
+ * given the same seed (LoraConfig.seed) starts from the same adapter as the embedded engine.
  */
 export class LoraAdapter {
   readonly name: string;
@@ -46,7 +48,7 @@ export class LoraAdapter {
       for (const module of config.targetModules) {
         const [out, inF] = linearShape(model, module);
         const a = Tensor.parameter(kernels, [config.r, inF]);
-        const rng = Rng.derive(seed, 'lora', name, layer, module);
+        const rng = Rng.derive(seed, 'lora', layer, module);
         const bound = 1 / Math.sqrt(inF);
         for (let i = 0; i < a.size; i++) a.data[i] = (rng.next() * 2 - 1) * bound;
         params.set(loraParameterName(layer, module, 'A'), a);

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSafetensors, writeSafetensors } from '../../engine/io/safetensors.js';
-import type { AdapterSnapshot } from './training-model.js';
+import { LORA_ALPHA, type AdapterSnapshot } from './training-model.js';
 
 const ADAPTER = 'adapter.';
 const OPTIMIZER = 'optimizer.';
@@ -53,7 +53,7 @@ function toFile(file: string, s: AdapterSnapshot): void {
   const tensors = new Map<string, { shape: number[]; data: Float32Array }>();
   for (const [name, data] of s.tensors) tensors.set(`${ADAPTER}${name}`, { shape: [data.length], data });
   for (const [name, data] of s.optimizer?.tensors ?? []) tensors.set(`${OPTIMIZER}${name}`, { shape: [data.length], data });
-  const metadata: Record<string, string> = { base_model: s.baseModel, lora: JSON.stringify(s.lora) };
+  const metadata: Record<string, string> = { base_model: s.baseModel, lora: JSON.stringify(s.lora), lora_alpha: String(s.alpha) };
   if (s.optimizer) metadata.optimizer_step = String(s.optimizer.step);
   writeSafetensors(file, tensors, metadata);
 }
@@ -65,6 +65,8 @@ function fromFile(file: string): AdapterSnapshot {
   return {
     baseModel: metadata!.base_model!,
     lora: JSON.parse(metadata!.lora!),
+    // Files written before the server recorded alpha were trained with the default.
+    alpha: metadata?.lora_alpha === undefined ? LORA_ALPHA : Number(metadata.lora_alpha),
     tensors: part(ADAPTER),
     ...(step === undefined ? {} : { optimizer: { step: Number(step), tensors: part(OPTIMIZER) } }),
   };

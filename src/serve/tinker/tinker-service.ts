@@ -15,7 +15,8 @@ import { BaseModels, type BaseModelSource, type LoadedBase } from './base-models
 import { FutureQueue } from './future-queue.js';
 import { sample } from './sample.js';
 import { badField, TinkerApiError } from './tinker-api-error.js';
-import { TrainingModel, type AdapterSnapshot } from './training-model.js';
+import { LORA_ALPHA, TrainingModel, type AdapterSnapshot } from './training-model.js';
+import { TroupeError } from '../../util/errors.js';
 
 /** What a sampling session samples from: a base, and an adapter of it (a frozen snapshot) or none. */
 interface SamplerTarget {
@@ -30,8 +31,10 @@ const EPHEMERAL_SAMPLERS_KEPT = 4;
 export interface TinkerServiceOptions {
   readonly kernels: Kernels;
   readonly models: readonly BaseModelSource[];
-  /** Seeds LoRA initialisation and requests without a seed. Default 0. */
+  /** Seeds LoRA initialisation (when create_model sends no lora_config.seed) and requests without a seed. Default 0. */
   readonly seed?: number;
+  /** LoRA alpha of every adapter (the API has no field for it). Default LORA_ALPHA (32). */
+  readonly loraAlpha?: number;
   /** See FutureQueue. */
   readonly gapTimeoutMs?: number;
   /** Keeps save_weights checkpoints on disk here too, for a restarted server (saved-weights.ts). */
@@ -48,6 +51,7 @@ export class TinkerService {
   readonly queue: FutureQueue;
   readonly bases: BaseModels;
   private readonly seed: number;
+  readonly loraAlpha: number;
   private readonly sessions = new Map<string, { lastHeartbeat: number; models: string[]; samplers: string[] }>();
   private readonly models = new Map<string, TrainingModel>();
   private readonly samplers = new Map<string, SamplerTarget>();
@@ -61,6 +65,8 @@ export class TinkerService {
     this.bases = new BaseModels(options.kernels, options.models);
     this.queue = new FutureQueue({ gapTimeoutMs: options.gapTimeoutMs });
     this.seed = options.seed ?? 0;
+    this.loraAlpha = options.loraAlpha ?? LORA_ALPHA;
+    if (!(this.loraAlpha > 0) || !Number.isFinite(this.loraAlpha)) throw new TroupeError('input', `--lora-alpha must be a positive number, got ${this.loraAlpha}`);
     this.saved = new SavedWeights(options.stateDir);
     this.sessionPrefix = options.stateDir === undefined ? 'session' : `session-${Date.now().toString(36)}`;
   }
@@ -95,7 +101,7 @@ export class TinkerService {
     // Resolve the base now: an unknown model is a 404 at once, not a failed future later.
     if (!this.bases.names().includes(baseName)) this.bases.get(baseName);
     return this.queue.submit({}, () => {
-      const model = TrainingModel.create(this.bases.get(baseName), id, lora, deriveSeed(this.seed, 'lora', id));
+      const model = TrainingModel.create(this.bases.get(baseName), id, lora, { seed: deriveSeed(this.seed, 'lora', id), alpha: this.loraAlpha });
       this.models.set(id, model);
       session.models.push(id);
       return { type: 'create_model', model_id: id };
@@ -105,7 +111,7 @@ export class TinkerService {
   getInfo(body: Record<string, unknown>): Record<string, unknown> {
     const m = this.model(str(body, 'model_id'));
     const arch = m.base.model.config.architectures?.[0] ?? 'LlamaForCausalLM';
-    return { type: 'get_info', model_id: m.id, model_data: { arch, model_name: m.base.name, tokenizer_id: m.base.name }, is_lora: true, lora_rank: m.lora.rank, model_name: m.base.name };
+    return { type: 'get_info', model_id: m.id, model_data: { arch, model_name: m.base.name, tokenizer_id: m.base.name }, is_lora: true, lora_rank: m.lora.rank, lora_alpha: m.alpha, model_name: m.base.name };
   }
 
   unloadModel(body: Record<string, unknown>): string {
@@ -221,7 +227,7 @@ export class TinkerService {
   }
 
   private installAdapter(base: LoadedBase, name: string, snapshot: AdapterSnapshot): void {
-    const adapter = TrainingModel.adapterFor(base, name, snapshot.lora);
+    const adapter = TrainingModel.adapterFor(base, name, snapshot.lora, { alpha: snapshot.alpha });
     for (const [tensor, t] of adapter.parameters) t.data.set(snapshot.tensors.get(tensor)!);
   }
 

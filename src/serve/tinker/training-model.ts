@@ -16,28 +16,32 @@ import type { LoraAdapter, LoraConfig } from '../../engine/model/lora.js';
 import { AdamW, type AdamWState } from '../../engine/optim/adamw.js';
 import { clipGradNorm } from '../../engine/optim/clip-grad-norm.js';
 import { LOSS_FUNCTIONS } from '../../tinker/loss-functions.js';
-import type { AdamParams, ForwardBackwardOutput, ForwardBackwardRequest, LoraConfigWire } from '../../tinker/types.js';
+import { TINKER_ATTENTION_MODULES, TINKER_MLP_MODULES, type AdamParams, type ForwardBackwardOutput, type ForwardBackwardRequest, type LoraConfigWire } from '../../tinker/types.js';
 import type { LoadedBase } from './base-models.js';
 import { checkDatums, checkLossFn } from './check-datums.js';
 import { badField } from './tinker-api-error.js';
 
-/** LoRA alpha for every rank: the API sends none, so Troupe fixes alpha = 32 (scale 32 / rank; see docs/tinker.md). */
+/**
+ * The default LoRA alpha for every rank: the API sends none, so the server chooses it
+ * (`troupe serve --tinker --lora-alpha N`, default 32: scale 32 / rank) and reports it in
+ * get_info as `lora_alpha`, so a client can check it matches its own (docs/tinker.md).
+ */
 export const LORA_ALPHA = 32;
 
-const ATTENTION: readonly LinearModule[] = ['q_proj', 'k_proj', 'v_proj', 'o_proj'];
-const MLP: readonly LinearModule[] = ['gate_proj', 'up_proj', 'down_proj'];
 
-export function loraConfigFromWire(wire: LoraConfigWire): LoraConfig {
+export function loraConfigFromWire(wire: LoraConfigWire, alpha: number): LoraConfig {
   if (!Number.isInteger(wire.rank) || wire.rank <= 0) throw badField('lora_config.rank', `must be a positive integer, got ${JSON.stringify(wire.rank)}`);
-  const targetModules = [...(wire.train_attn === false ? [] : ATTENTION), ...(wire.train_mlp === false ? [] : MLP)];
+  const targetModules: LinearModule[] = [...(wire.train_attn === false ? [] : TINKER_ATTENTION_MODULES), ...(wire.train_mlp === false ? [] : TINKER_MLP_MODULES)];
   if (targetModules.length === 0) throw badField('lora_config', 'train_attn and train_mlp are both false, so the adapter would train nothing; enable at least one');
-  return { r: wire.rank, alpha: LORA_ALPHA, targetModules };
+  return { r: wire.rank, alpha, targetModules };
 }
 
 /** Copies of an adapter's tensors (and optionally its Adam state): a saved checkpoint. */
 export interface AdapterSnapshot {
   readonly baseModel: string;
   readonly lora: LoraConfigWire;
+  /** The adapter's alpha (the server's --lora-alpha when it was trained). */
+  readonly alpha: number;
   readonly tensors: ReadonlyMap<string, Float32Array>;
   readonly optimizer?: AdamWState;
 }
@@ -46,22 +50,25 @@ export class TrainingModel {
   readonly id: string;
   readonly base: LoadedBase;
   readonly lora: LoraConfigWire;
+  readonly alpha: number;
   private optimizer?: { key: string; adam: AdamW };
 
-  private constructor(id: string, base: LoadedBase, lora: LoraConfigWire) {
+  private constructor(id: string, base: LoadedBase, lora: LoraConfigWire, alpha: number) {
     this.id = id;
     this.base = base;
     this.lora = lora;
+    this.alpha = alpha;
   }
 
-  static create(base: LoadedBase, id: string, lora: LoraConfigWire, seed: number): TrainingModel {
-    TrainingModel.adapterFor(base, id, lora, lora.seed ?? seed);
-    return new TrainingModel(id, base, lora);
+  /** A fresh adapter; its A comes from `lora.seed` when the client sent one (the embedded engine's rule, lora.ts), else `seed`. */
+  static create(base: LoadedBase, id: string, lora: LoraConfigWire, init: { seed: number; alpha: number }): TrainingModel {
+    TrainingModel.adapterFor(base, id, lora, { alpha: init.alpha, seed: lora.seed ?? init.seed });
+    return new TrainingModel(id, base, lora, init.alpha);
   }
 
   /** Adds adapter `name` of this LoRA shape to the base (sampler snapshots use it too). */
-  static adapterFor(base: LoadedBase, name: string, lora: LoraConfigWire, seed = 0): LoraAdapter {
-    return base.model.addAdapter(name, loraConfigFromWire(lora), seed);
+  static adapterFor(base: LoadedBase, name: string, lora: LoraConfigWire, init: { alpha: number; seed?: number }): LoraAdapter {
+    return base.model.addAdapter(name, loraConfigFromWire(lora, init.alpha), init.seed ?? 0);
   }
 
   private get parameters() {
@@ -106,13 +113,16 @@ export class TrainingModel {
   snapshot(withOptimizer: boolean): AdapterSnapshot {
     const tensors = new Map([...this.parameters].map(([name, t]) => [name, Float32Array.from(t.data)]));
     const optimizer = withOptimizer ? this.optimizer?.adam.exportState() : undefined;
-    return { baseModel: this.base.name, lora: this.lora, tensors, ...(optimizer ? { optimizer } : {}) };
+    return { baseModel: this.base.name, lora: this.lora, alpha: this.alpha, tensors, ...(optimizer ? { optimizer } : {}) };
   }
 
   /** Loads saved adapter weights (and Adam state when asked and saved); gradients reset. */
   restore(snapshot: AdapterSnapshot, withOptimizer: boolean): void {
     if (snapshot.baseModel !== this.base.name || snapshot.lora.rank !== this.lora.rank) {
       throw badField('path', `the checkpoint is a rank-${snapshot.lora.rank} adapter of ${snapshot.baseModel}, but this model is a rank-${this.lora.rank} adapter of ${this.base.name}; create the training client with the checkpoint's base model and rank`);
+    }
+    if (snapshot.alpha !== this.alpha) {
+      throw badField('path', `the checkpoint was trained with LoRA alpha ${snapshot.alpha}, but this server's adapters use alpha ${this.alpha}; restart troupe serve --tinker with --lora-alpha ${snapshot.alpha}`);
     }
     for (const [name, t] of this.parameters) {
       const saved = snapshot.tensors.get(name);
