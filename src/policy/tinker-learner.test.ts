@@ -54,11 +54,14 @@ async function sampleGroup(policy: Policy, seed: number): Promise<Completion[]> 
 
 const advantages = [1, -0.5, 0.75, -1.25];
 
-test('a tinker learner and policy reproduce the embedded run: samples, metrics and weights, step after step', async () => {
+/** Three steps of both learners from the same adapter; with klCoef > 0 both take the base model as the KL reference. */
+async function compareLearners(klCoef: number): Promise<void> {
+  const withLoss = { ...options, loss: { ...loss, klCoef } };
   const remoteModel = await client.createLoraModel('tiny', { rank: 2, seed: 4 });
   const twin = embeddedTwin(remoteModel.modelId);
-  const embeddedLearner = new Learner({ policyId: 'plan', model: twin.model, adapter: 'plan', options: { ...options, microBatchTokens: 4096 } });
-  const tinkerLearner = new TinkerLearner({ policyId: 'plan', model: remoteModel, options });
+  const reference = klCoef === 0 ? {} : { reference: { model: twin.model } };
+  const embeddedLearner = new Learner({ policyId: 'plan', model: twin.model, adapter: 'plan', options: { ...withLoss, microBatchTokens: 4096 }, ...reference });
+  const tinkerLearner = new TinkerLearner({ policyId: 'plan', model: remoteModel, options: withLoss, ...(klCoef === 0 ? {} : { reference: await client.createSampler({ baseModel: 'tiny' }) }) });
   const tinkerPolicy = new TinkerPolicy({ id: 'plan', tokenizer: twin.policy.tokenizer, sampler: new TinkerSampler(client, await remoteModel.saveForSampler()) });
   for (let step = 0; step < 3; step++) {
     const [local, remote] = [await sampleGroup(twin.policy, 10 + step), await sampleGroup(tinkerPolicy, 10 + step)];
@@ -72,6 +75,11 @@ test('a tinker learner and policy reproduce the embedded run: samples, metrics a
     assert.ok(Math.abs(t.metrics.clip_fraction - e.clip_fraction) < 1e-6, `step ${step} clip fraction`);
     assert.ok(Math.abs(t.metrics.grad_norm! - e.grad_norm) < 1e-4 * Math.max(1, e.grad_norm), `step ${step} grad norm ${t.metrics.grad_norm} vs ${e.grad_norm}`);
     assert.equal(t.metrics.tokens, e.tokens);
+    if (klCoef === 0) assert.equal(t.metrics.kl, null);
+    else {
+      close(t.metrics.kl!, e.kl!, 1e-5, `step ${step} kl`);
+      if (step > 0) assert.ok(e.kl! > 0, 'after an update the policy has moved away from the base');
+    }
     tinkerPolicy.useSampler(new TinkerSampler(client, t.sampler));
   }
   const remote = server.service.bases.get('tiny').model.adapters.get(remoteModel.modelId)!;
@@ -83,11 +91,17 @@ test('a tinker learner and policy reproduce the embedded run: samples, metrics a
   assert.ok(maxDiff < 1e-4, `adapter weights after 3 steps differ by ${maxDiff}`);
   embeddedLearner.dispose();
   twin.model.dispose();
-});
+}
 
-test('a KL penalty is refused with a clear error (not silently dropped)', async () => {
+const close = (a: number, b: number, tolerance: number, what: string) => assert.ok(Math.abs(a - b) <= tolerance, `${what}: tinker ${a} vs embedded ${b}`);
+
+test('a tinker learner and policy reproduce the embedded run: samples, metrics and weights, step after step', () => compareLearners(0));
+
+test('with a KL penalty the reference logprobs come from a sampler of the base, and loss and KL match the embedded learner', () => compareLearners(0.1));
+
+test('a KL penalty without a reference sampler is a clear error (never silently dropped)', async () => {
   const model = await client.createLoraModel('tiny', { rank: 2 });
-  assert.throws(() => new TinkerLearner({ policyId: 'tool', model, options: { ...options, loss: { ...loss, klCoef: 0.05 } } }), /kl_coef is not supported with policy.kind tinker/);
+  assert.throws(() => new TinkerLearner({ policyId: 'tool', model, options: { ...options, loss: { ...loss, klCoef: 0.05 } } }), /KL coefficient is set but there is no sampler of the base model/);
 });
 
 test('a server that went away is a clear policy error naming it', async () => {

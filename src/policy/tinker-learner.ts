@@ -12,12 +12,17 @@
  *      `optim_step` with Troupe's AdamW settings, then `save_weights_for_sampler`:
  *      three requests sent back to back (pipelined; the service runs them in seq_id order).
  *
+ * With a KL penalty (train.kl_coef > 0) the reference is the base model, as for an embedded
+ * LoRA learner: its logprobs of each sequence come from a sampler of the base weights
+ * (`asample` with `prompt_logprobs`, what the SDK's compute_logprobs sends; one request per
+ * sequence, sent together with the `forward`), and the KL term enters the loss here.
+ *
  * The loss, clip fraction and KL are computed here from the service's logprobs, so they are
- * the embedded learner's numbers for the same weights. Entropy is not available over the
- * API (reported as null); a KL penalty (train.kl_coef) is not supported yet.
+ * the embedded learner's numbers for the same weights. Entropy is not available: the API
+ * returns the logprob of the sampled token only, not the distribution (reported as null).
  */
 import { policyLoss, type PolicyLossOptions } from '../algo/policy-loss.js';
-import type { TinkerTrainingModel } from '../tinker/tinker-client.js';
+import type { TinkerSampler, TinkerTrainingModel } from '../tinker/tinker-client.js';
 import type { Datum } from '../tinker/types.js';
 import { TroupeError } from '../util/errors.js';
 
@@ -43,7 +48,7 @@ export interface TinkerLearnerOptions {
 export interface TinkerUpdateMetrics {
   readonly loss: number;
   readonly clip_fraction: number;
-  readonly kl: null;
+  readonly kl: number | null;
   readonly entropy: null;
   readonly grad_norm: number | null;
   readonly tokens: number;
@@ -67,25 +72,33 @@ export class TinkerLearner {
   readonly policyId: string;
   readonly model: TinkerTrainingModel;
   private readonly options: TinkerLearnerOptions;
+  private readonly reference?: TinkerSampler;
 
-  constructor(init: { policyId: string; model: TinkerTrainingModel; options: TinkerLearnerOptions }) {
-    if (init.options.loss.klCoef !== 0) {
-      throw new TroupeError('config', `policy '${init.policyId}': train.kl_coef is not supported with policy.kind tinker yet (the reference logprobs would need one more request per sequence); set train.kl_coef: 0`);
+  /** `reference`: a sampler of the base weights, needed when options.loss.klCoef > 0. */
+  constructor(init: { policyId: string; model: TinkerTrainingModel; options: TinkerLearnerOptions; reference?: TinkerSampler }) {
+    if (init.options.loss.klCoef !== 0 && init.reference === undefined) {
+      throw new TroupeError('config', `policy '${init.policyId}': a KL coefficient is set but there is no sampler of the base model to take reference logprobs from`);
     }
     this.policyId = init.policyId;
     this.model = init.model;
     this.options = init.options;
+    this.reference = init.reference;
   }
 
   /** One policy-gradient step at learning rate `lr`; resolves to the metrics and a sampler of the new weights. */
   async update(sequences: readonly TinkerTrainingSequence[], lr: number): Promise<{ metrics: TinkerUpdateMetrics; sampler: string }> {
     const usable = sequences.filter((s) => s.responseIds.length > 0);
     if (usable.length === 0) throw new TroupeError('invariant', `internal invariant broken: policy '${this.policyId}' was asked to update on no response tokens`);
-    const forward = await this.model.forwardBackward(usable.map((s) => datum(s, [])), 'cross_entropy', { forwardOnly: true });
-    const flat = { logprobs_N: [] as number[], oldLogprobs_N: [] as number[], advantages_N: [] as number[], sequence_N: [] as number[] };
+    const withKl = this.options.loss.klCoef !== 0;
+    const [forward, reference] = await Promise.all([
+      this.model.forwardBackward(usable.map((s) => datum(s, [])), 'cross_entropy', { forwardOnly: true }),
+      withKl ? Promise.all(usable.map((s) => this.referenceLogprobs(s))) : undefined,
+    ]);
+    const flat = { logprobs_N: [] as number[], oldLogprobs_N: [] as number[], advantages_N: [] as number[], sequence_N: [] as number[], refLogprobs_N: [] as number[] };
     usable.forEach((s, b) => {
       const all = forward.loss_fn_outputs[b]!.logprobs!.data;
       for (let t = 0; t < s.responseIds.length; t++) {
+        if (reference) flat.refLogprobs_N.push(reference[b]![t]!);
         flat.logprobs_N.push(all[s.promptIds.length - 1 + t]!);
         flat.oldLogprobs_N.push(s.oldLogprobs[t]!);
         flat.advantages_N.push(s.advantage);
@@ -96,7 +109,7 @@ export class TinkerLearner {
     if (!(gap <= this.options.logprobTolerance)) {
       throw new TroupeError('invariant', `policy '${this.policyId}': logprobs recorded at sampling differ from the service's forward logprobs by up to ${gap.toExponential(2)} (tolerance ${this.options.logprobTolerance}); the sampler did not use the training model's current weights`);
     }
-    const result = policyLoss(flat, this.options.loss);
+    const result = policyLoss({ ...flat, refLogprobs_N: withKl ? flat.refLogprobs_N : undefined }, this.options.loss);
     let at = 0;
     const data = usable.map((s) => {
       const w = new Float32Array(s.responseIds.length);
@@ -112,7 +125,7 @@ export class TinkerLearner {
       metrics: {
         loss: result.loss,
         clip_fraction: result.clipFraction,
-        kl: null,
+        kl: withKl ? result.kl : null,
         entropy: null,
         grad_norm: gradNorm === undefined ? null : gradNorm,
         tokens: flat.logprobs_N.length,
@@ -121,5 +134,17 @@ export class TinkerLearner {
       },
       sampler,
     };
+  }
+
+  /** The base model's logprob of each response token of `s` (compute_logprobs on the reference sampler). */
+  private async referenceLogprobs(s: TinkerTrainingSequence): Promise<number[]> {
+    const tokens = [...s.promptIds, ...s.responseIds];
+    const response = await this.reference!.sample({ prompt: { chunks: [{ type: 'encoded_text', tokens }] }, num_samples: 1, sampling_params: { max_tokens: 1 }, prompt_logprobs: true });
+    const all = response.prompt_logprobs ?? [];
+    return s.responseIds.map((_, t) => {
+      const lp = all[s.promptIds.length + t];
+      if (typeof lp !== 'number') throw new TroupeError('policy', `policy '${this.policyId}': the Tinker service returned no prompt logprob at position ${s.promptIds.length + t} of a ${tokens.length}-token sequence; it must support prompt_logprobs for train.kl_coef > 0`);
+      return lp;
+    });
   }
 }

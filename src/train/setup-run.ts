@@ -63,7 +63,6 @@ export function checkTrainable(config: ResolvedConfig): void {
   if (config.policy.kind === 'tinker') {
     tinkerApiKey();
     tinkerBaseModel(config);
-    if (config.train.kl_coef !== 0) throw new TroupeError('config', 'train.kl_coef: a KL penalty is not supported with policy.kind tinker yet (the reference logprobs would need one more request per sequence); set train.kl_coef: 0');
   }
   if (config.policy.openai !== undefined) {
     throw new TroupeError(

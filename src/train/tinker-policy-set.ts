@@ -23,11 +23,13 @@ export async function buildTinkerPolicySet(options: { config: ResolvedConfig; ro
     const roleToPolicy = assignRoles(config.policy.map, roles);
     const members = new Map<string, TinkerMember>();
     const lora = tinkerLoraConfig(config);
+    // A KL penalty's reference is the base model, as for embedded LoRA learners.
+    const reference = options.learner.loss.klCoef !== 0 ? await client.createSampler({ baseModel }) : undefined;
     for (const id of new Set(roleToPolicy.values())) {
       const model = await client.createLoraModel(baseModel, { ...lora, seed: adapterSeed(config.seed, id) });
       if (members.size === 0) checkLoraAlpha(await model.info(), config, options.log);
       const policy = new TinkerPolicy({ id, tokenizer, prompting: options.prompting, sampler: await samplerOf(client, await model.saveForSampler()) });
-      const learner = new TinkerLearner({ policyId: id, model, options: options.learner });
+      const learner = new TinkerLearner({ policyId: id, model, options: options.learner, reference });
       const useSampler = async (sampler: string) => policy.useSampler(await samplerOf(client, sampler));
       members.set(id, {
         backend: 'tinker',

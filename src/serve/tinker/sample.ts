@@ -38,7 +38,9 @@ function checkSampleRequest(request: SampleRequest, model: LlamaModel): { prompt
   if (prompt.length === 0) throw badField('prompt', 'has no tokens; give at least one');
   const bad = prompt.find((t) => !Number.isInteger(t) || t < 0 || t >= V);
   if (bad !== undefined) throw badField('prompt', `token id ${bad} is outside the vocabulary 0..${V - 1}`);
-  if (prompt.length >= context) throw badField('prompt', `has ${prompt.length} tokens; the model's context is ${context}, leaving no room to sample`);
+  // A request for prompt logprobs (compute_logprobs) may fill the context: it scores, and samples nothing.
+  const scoring = request.prompt_logprobs === true || (request.topk_prompt_logprobs ?? 0) > 0;
+  if (prompt.length > context || (prompt.length === context && !scoring)) throw badField('prompt', `has ${prompt.length} tokens; the model's context is ${context}, leaving no room to sample`);
   const p = request.sampling_params ?? {};
   const n = request.num_samples ?? 1;
   if (!Number.isInteger(n) || n < 1) throw badField('num_samples', `must be an integer >= 1, got ${JSON.stringify(n)}`);
@@ -72,11 +74,13 @@ function checkSampleRequest(request: SampleRequest, model: LlamaModel): { prompt
 
 export function sample(base: LoadedBase, adapter: string | undefined, request: SampleRequest, seed: number): SampleResponse {
   const { prompt, generate } = checkSampleRequest(request, base.model);
-  const [generations] = base.sampler.generate([{ ...generate, seed: request.sampling_params?.seed ?? seed, ...(adapter ? { adapter } : {}) }]);
-  const sequences = generations!.map((g) => {
+  const room = generate.maxTokens > 0;
+  const [generations] = room ? base.sampler.generate([{ ...generate, seed: request.sampling_params?.seed ?? seed, ...(adapter ? { adapter } : {}) }]) : [[]];
+  const full = { stop_reason: 'length' as const, tokens: [], logprobs: [] };
+  const sequences = room ? generations!.map((g) => {
     if (g.finishReason === 'error') throw badField('prompt', g.error ?? 'generation failed');
     return { stop_reason: g.finishReason, tokens: g.ids, logprobs: g.logprobs };
-  });
+  }) : Array.from({ length: generate.n }, () => full);
   const k = request.topk_prompt_logprobs ?? 0;
   return {
     sequences,
