@@ -106,6 +106,10 @@ sc2 = service.create_sampling_client(model_path=named.path)
 again = sc2.sample(types.ModelInput.from_ints(TEXT[:2]), 1, types.SamplingParams(max_tokens=3, temperature=0.0)).result(timeout=TIMEOUT)
 check("save_state / load_state_with_optimizer / named sampler weights", saved.path.startswith("tinker://") and len(again.sequences[0].tokens) == 3, saved.path)
 
+# The rest client's delete_checkpoint (DELETE training_runs/<id>/checkpoints/weights/<name>): loading is then an error.
+service.create_rest_client().delete_checkpoint_from_tinker_path(saved.path).result(timeout=TIMEOUT)
+expect_error("delete_checkpoint forgets the saved weights", lambda: tc.load_state(saved.path).result(timeout=TIMEOUT))
+
 expect_error("unknown base model is an error", lambda: service.create_lora_training_client(base_model="no-such/model", rank=4))
 bad = types.Datum(model_input=types.ModelInput.from_ints([1, 2, 10_000_000]), loss_fn_inputs={"target_tokens": [2, 3, 4], "weights": [1.0, 1.0, 1.0]})
 expect_error("out-of-vocabulary token is an error", lambda: tc.forward_backward([bad], "cross_entropy").result(timeout=TIMEOUT))

@@ -13,6 +13,8 @@
  * them in that order), so several may be in flight at once (pipelining).
  */
 import { TroupeError } from '../util/errors.js';
+import { parseTinkerPath } from './tinker-path.js';
+import { TinkerUnreachableError } from './tinker-unreachable-error.js';
 import { decodeForwardBackwardOutput, decodeSampleResponse, encodeForwardBackwardRequest } from './tinker-proto.js';
 import {
   API_PREFIX,
@@ -88,6 +90,16 @@ export class TinkerClient {
     return new TinkerSampler(this, sampling_session_id);
   }
 
+  /**
+   * delete_checkpoint of a tinker:// path (saved training weights or named sampler weights).
+   * Resolves to false when the service has nothing there (already deleted), true otherwise.
+   */
+  async deleteCheckpoint(tinkerPath: string): Promise<boolean> {
+    const { modelId, kind, name } = parseTinkerPath(tinkerPath);
+    const raw = await this.fetchWithRetries(`/training_runs/${encodeURIComponent(modelId)}/checkpoints/${kind}/${encodeURIComponent(name)}`, { method: 'DELETE' }, { missingOk: true });
+    return raw !== undefined;
+  }
+
   /** POSTs a submit route and returns its request id. */
   async submit(route: string, body: unknown): Promise<string> {
     return ((await this.post(route, body)) as { request_id: string }).request_id;
@@ -121,7 +133,9 @@ export class TinkerClient {
     return JSON.parse(new TextDecoder().decode(raw.body));
   }
 
-  private async fetchWithRetries(route: string, init: RequestInit): Promise<{ body: Uint8Array; contentType: string }> {
+  private async fetchWithRetries(route: string, init: RequestInit): Promise<{ body: Uint8Array; contentType: string }>;
+  private async fetchWithRetries(route: string, init: RequestInit, options: { missingOk: true }): Promise<{ body: Uint8Array; contentType: string } | undefined>;
+  private async fetchWithRetries(route: string, init: RequestInit, options: { missingOk?: boolean } = {}): Promise<{ body: Uint8Array; contentType: string } | undefined> {
     const url = `${this.baseUrl}${API_PREFIX}${route}`;
     const maxRetries = this.options.maxRetries ?? 5;
     const headers = { ...(init.headers as Record<string, string>), 'X-API-Key': this.options.apiKey ?? 'tml-troupe' };
@@ -137,6 +151,7 @@ export class TinkerClient {
       }
       const body = new Uint8Array(await response.arrayBuffer());
       if (response.ok) return { body, contentType: response.headers.get('content-type') ?? '' };
+      if (response.status === 404 && options.missingOk) return undefined;
       const text = new TextDecoder().decode(body);
       let message = text;
       try {
@@ -149,7 +164,7 @@ export class TinkerClient {
       if (response.status === 408 || response.status === 429 || response.status >= 500) continue;
       throw new TroupeError('policy', `Tinker server refused the request: ${lastProblem}`);
     }
-    throw new TroupeError('policy', `Tinker server failed after ${maxRetries + 1} attempts: ${lastProblem}; check that the server at ${this.baseUrl} is running`);
+    throw new TinkerUnreachableError(`Tinker server failed after ${maxRetries + 1} attempts: ${lastProblem}; check that the server at ${this.baseUrl} is running`, this.baseUrl);
   }
 }
 
@@ -186,9 +201,9 @@ export class TinkerTrainingModel {
     await this.op('/load_weights', { path, optimizer: withOptimizer });
   }
 
-  /** A frozen copy of the current weights as a sampling session id. */
-  async saveForSampler(): Promise<string> {
-    const r = (await this.op('/save_weights_for_sampler', { sampling_session_seq_id: 0 })) as { sampling_session_id?: string; path?: string };
+  /** A frozen copy of the current weights: a sampling session id, or with `name` a tinker:// sampler_weights path. */
+  async saveForSampler(name?: string): Promise<string> {
+    const r = (await this.op('/save_weights_for_sampler', name === undefined ? { sampling_session_seq_id: 0 } : { path: name })) as { sampling_session_id?: string; path?: string };
     return r.sampling_session_id ?? r.path!;
   }
 

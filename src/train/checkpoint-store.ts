@@ -9,6 +9,7 @@
  *
  * A `policy.kind: tinker` policy's weights and optimizer state live on the service: its entry
  * in state.json holds the tinker:// path that save_weights returned, and resume loads it back.
+ * Pruning a checkpoint deletes its weights on the service too (delete_checkpoint).
  *
  * A checkpoint is written into a temporary folder and renamed into place, so a crash or a
  * full disk never leaves a half checkpoint under a real name; only the newest `keep` survive.
@@ -79,8 +80,20 @@ export async function saveTrainingCheckpoint(runDir: string, step: number, polic
     const reason = error instanceof Error ? error.message : String(error);
     throw new TroupeError('io', `could not save the checkpoint of step ${step} in ${root}: ${reason}; the previous checkpoints are intact`, { cause: error });
   }
-  for (const old of listCheckpoints(runDir).slice(0, -keep)) rmSync(old.dir, { recursive: true, force: true });
+  for (const old of listCheckpoints(runDir).slice(0, -keep)) {
+    await deleteServiceCheckpoints(old.dir, policies);
+    rmSync(old.dir, { recursive: true, force: true });
+  }
   return final;
+}
+
+/** A pruned checkpoint's weights on a Tinker service (its --state-dir would otherwise keep them all). */
+async function deleteServiceCheckpoints(dir: string, policies: PolicySet): Promise<void> {
+  const state = readJsonFile(join(dir, 'state.json')) as CheckpointState;
+  for (const [id, saved] of Object.entries(state.policies ?? {})) {
+    const member = policies.members.get(id);
+    if (saved.kind === 'tinker' && member?.backend === 'tinker') await member.learner.model.client.deleteCheckpoint(saved.path);
+  }
 }
 
 /** `base.trainedFrom`: the model.path folder, whose generation_config.json a full fine-tune keeps. */

@@ -21,6 +21,7 @@ import { cosineLr } from '../engine/optim/cosine-schedule.js';
 import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { sampleToJson } from '../rollout/sample-json.js';
+import { TinkerUnreachableError } from '../tinker/tinker-unreachable-error.js';
 import { TroupeError } from '../util/errors.js';
 import type { EvalRecord } from './metrics/types.js';
 import { MetricsWriter } from './metrics/metrics-writer.js';
@@ -119,6 +120,12 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   });
   try {
     return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, stopAfterSteps: options.stopAfterSteps, configPath: options.config });
+  } catch (error) {
+    if (!(error instanceof TinkerUnreachableError)) throw error;
+    // The service went away mid-run: everything written so far stays; say how to go on.
+    const newest = listCheckpoints(runDir).at(-1);
+    const kept = newest === undefined ? 'no checkpoint yet, so --resume starts the RL steps over' : `the newest checkpoint is step ${newest.step}`;
+    throw new TroupeError('policy', `${error.message}. The run folder keeps every record and checkpoint written (${kept}); once the service is back, continue with: troupe train ${options.config} --resume --run-dir ${runDir}`, { cause: error });
   } finally {
     setup.dispose();
   }

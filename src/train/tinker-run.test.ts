@@ -6,13 +6,14 @@
 // metrics agree.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { LORA_ALPHA } from '../serve/tinker/training-model.js';
 import { runEvalCommand } from '../cli/eval-command.js';
 import { runRolloutCommand } from '../cli/rollout-command.js';
+import { listCheckpoints } from './checkpoint-store.js';
 import { runTraining } from './run-training.js';
 import { tinyRun } from './tiny-run.test-helper.js';
 
@@ -111,6 +112,14 @@ test('a model.lora.alpha the server does not use is a config error naming both a
   );
 });
 
+test('LoRA target modules that are not whole Tinker groups are a config error naming the groups', async () => {
+  process.env.TINKER_API_KEY = 'tml-test';
+  await assert.rejects(
+    runTraining({ config: run.config, runDir: join(run.dir, 'targets'), stream: quiet, set: [...train, 'model.lora.target_modules=[q_proj, v_proj]', 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`] }),
+    /model\.lora\.target_modules: a Tinker service trains whole groups \(attention: q_proj, k_proj, v_proj, o_proj; MLP: gate_proj, up_proj, down_proj\), got q_proj, v_proj/,
+  );
+});
+
 test('a missing API key is a config error naming TINKER_API_KEY, before a run folder is made', async () => {
   delete process.env.TINKER_API_KEY;
   const runDir = join(run.dir, 'no-key');
@@ -134,6 +143,7 @@ test('a server killed mid-run is a one-line error naming it; a server restarted 
   await closing;
   assert.match(failure.message, new RegExp(`check that the server at ${first.url.replace(/[.]/g, '\\.')} is running`));
   assert.equal(failure.message.includes('\n'), false, 'one line');
+  assert.match(failure.message, /the newest checkpoint is step 0\); once the service is back, continue with: troupe train .*tiny\.yaml --resume --run-dir .*killed$/);
   const state = JSON.parse(readFileSync(join(runDir, 'checkpoints', 'step-000000', 'state.json'), 'utf8'));
   assert.match(state.policies.tool.path, /^tinker:\/\//);
 
@@ -144,6 +154,12 @@ test('a server killed mid-run is a one-line error naming it; a server restarted 
     assert.equal(resumed.lastStep, 2);
     assert.match(log, /resuming after step 0/);
     assert.deepEqual(records(runDir).filter((r) => r.kind === 'train').map((r) => r.step), [0, 1, 2], 'every step once: nothing lost, nothing repeated');
+    // Pruned run checkpoints (train.keep_checkpoints 2) are deleted on the service too, so its
+    // state folder holds exactly the weights the remaining checkpoints name.
+    const kept = listCheckpoints(runDir).flatMap((c) => Object.values(JSON.parse(readFileSync(join(c.dir, 'state.json'), 'utf8')).policies).map((p: any) => p.path as string));
+    const stored = readdirSync(stateDir).filter((f) => f.endsWith('.safetensors')).map((f) => decodeURIComponent(f.slice(0, -'.safetensors'.length)));
+    assert.equal(kept.length, 4, 'two checkpoints of two policies');
+    assert.deepEqual(stored.sort(), kept.sort());
   } finally {
     await second.close();
   }

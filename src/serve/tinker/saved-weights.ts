@@ -3,16 +3,19 @@
  * (`troupe serve --tinker --state-dir DIR`) also on disk, one safetensors file per path (the
  * adapter tensors, the Adam moments, and base model / LoRA shape / Adam step in the metadata),
  * so a restarted server can `load_weights` what a client saved before: a training run resumes
- * after the server went away.
+ * after the server went away. `delete` (the API's delete_checkpoint) removes both copies; Troupe's
+ * trainer deletes the service checkpoints of the run checkpoints it prunes (train.keep_checkpoints),
+ * so the folder holds what --resume can still use.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSafetensors, writeSafetensors } from '../../engine/io/safetensors.js';
-import { LORA_ALPHA, type AdapterSnapshot } from './training-model.js';
+import type { AdapterSnapshot } from './training-model.js';
 
 const ADAPTER = 'adapter.';
 const OPTIMIZER = 'optimizer.';
 const SUFFIX = '.safetensors';
+const ALPHA_BEFORE_IT_WAS_RECORDED = 32;
 
 export class SavedWeights {
   private readonly memory = new Map<string, AdapterSnapshot>();
@@ -36,6 +39,13 @@ export class SavedWeights {
   set(path: string, snapshot: AdapterSnapshot): void {
     if (this.stateDir !== undefined) toFile(this.file(path), snapshot);
     this.memory.set(path, snapshot);
+  }
+
+  /** Forgets `path` in memory and on disk (delete_checkpoint); false when nothing was saved there. */
+  delete(path: string): boolean {
+    const onDisk = this.stateDir !== undefined && existsSync(this.file(path));
+    if (onDisk) rmSync(this.file(path));
+    return this.memory.delete(path) || onDisk;
   }
 
   /** Every saved path (for error messages). */
@@ -65,8 +75,8 @@ function fromFile(file: string): AdapterSnapshot {
   return {
     baseModel: metadata!.base_model!,
     lora: JSON.parse(metadata!.lora!),
-    // Files written before the server recorded alpha were trained with the default.
-    alpha: metadata?.lora_alpha === undefined ? LORA_ALPHA : Number(metadata.lora_alpha),
+    // Files written before the server recorded alpha were trained with its fixed alpha then, 32.
+    alpha: metadata?.lora_alpha === undefined ? ALPHA_BEFORE_IT_WAS_RECORDED : Number(metadata.lora_alpha),
     tensors: part(ADAPTER),
     ...(step === undefined ? {} : { optimizer: { step: Number(step), tensors: part(OPTIMIZER) } }),
   };

@@ -48,6 +48,13 @@ const CLIENT_CONFIG: ClientConfig = {
 type Body = Record<string, unknown>;
 type Handler = (body: Body, raw: Buffer, req: IncomingMessage) => unknown;
 
+/** `<model_id>/checkpoints/<checkpoint_id>` of a DELETE training_runs/ route (checkpoint ids hold a slash). */
+function deleteCheckpoint(service: TinkerService, rest: string): unknown {
+  const match = /^([^/]+)\/checkpoints\/(.+)$/.exec(rest);
+  if (!match) throw new TinkerApiError(404, `no route DELETE training_runs/${rest}; expected training_runs/<model_id>/checkpoints/<weights|sampler_weights>/<name>`);
+  return service.deleteCheckpoint(decodeURIComponent(match[1]!), match[2]!.split('/').map(decodeURIComponent).join('/'));
+}
+
 function routes(service: TinkerService): { post: Record<string, Handler>; get: Record<string, (rest: string) => unknown> } {
   const future = (id: string) => ({ request_id: id });
   return {
@@ -111,6 +118,10 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
     if (path === '/health' || path === `${API_PREFIX}/healthz`) return sendJson(res, 200, { status: 'ok' });
     if (!path.startsWith(`${API_PREFIX}/`)) throw new TinkerApiError(404, `no route ${req.method} ${path}; the Tinker API lives under ${API_PREFIX}/`);
     const route = path.slice(API_PREFIX.length);
+    if (req.method === 'DELETE') {
+      if (!route.startsWith('/training_runs/')) throw new TinkerApiError(404, `no route DELETE ${path}; DELETE serves ${API_PREFIX}/training_runs/<model_id>/checkpoints/<checkpoint_id>`);
+      return sendJson(res, 200, deleteCheckpoint(service, route.slice('/training_runs/'.length)));
+    }
     if (req.method === 'GET') {
       const prefix = Object.keys(table.get).find((p) => (p.endsWith('/') ? route.startsWith(p) && route.length > p.length : route === p));
       if (prefix === undefined) throw new TinkerApiError(404, `no route GET ${path}`);

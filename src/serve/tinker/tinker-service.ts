@@ -178,6 +178,19 @@ export class TinkerService {
     });
   }
 
+  /**
+   * delete_checkpoint (`DELETE training_runs/<model_id>/checkpoints/<weights|sampler_weights>/<name>`):
+   * forgets saved training weights (memory and --state-dir) or a named sampler snapshot. The
+   * model need not exist any more (a resumed run deletes what an earlier server's session saved).
+   */
+  deleteCheckpoint(modelId: string, checkpointId: string): { type: 'delete_checkpoint'; path: string } {
+    const path = `tinker://${modelId}/${checkpointId}`;
+    const parsed = parseTinkerPath(path);
+    const deleted = parsed.kind === 'weights' ? this.saved.delete(path) : this.samplers.has(path) && (this.dropSampler(path), true);
+    if (!deleted) throw new TinkerApiError(404, `no checkpoint at ${path}`);
+    return { type: 'delete_checkpoint', path };
+  }
+
   weightsInfo(body: Record<string, unknown>): Record<string, unknown> {
     const s = this.snapshotAt(str(body, 'tinker_path'));
     return { base_model: s.baseModel, is_lora: true, lora_rank: s.lora.rank, train_unembed: false, train_mlp: s.lora.train_mlp !== false, train_attn: s.lora.train_attn !== false };

@@ -23,10 +23,11 @@ import { badField } from './tinker-api-error.js';
 
 /**
  * The default LoRA alpha for every rank: the API sends none, so the server chooses it
- * (`troupe serve --tinker --lora-alpha N`, default 32: scale 32 / rank) and reports it in
- * get_info as `lora_alpha`, so a client can check it matches its own (docs/tinker.md).
+ * (`troupe serve --tinker --lora-alpha N`; scale alpha / rank) and reports it in get_info as
+ * `lora_alpha`, so a client can check it matches its own (docs/tinker.md). 16 is Troupe's
+ * `model.lora.alpha` default, so a default `policy.kind: tinker` config matches a default server.
  */
-export const LORA_ALPHA = 32;
+export const LORA_ALPHA = 16;
 
 
 export function loraConfigFromWire(wire: LoraConfigWire, alpha: number): LoraConfig {
