@@ -271,16 +271,25 @@ napi_value Adamw(napi_env env, napi_callback_info info) {
 // training step piled up until the next collection: 18 GB of RSS in one LoRA step of a
 // 0.6B model, where the live memory was about 2 GB.
 struct Block {
-  void* data;
+  void* data;    // 64-byte aligned, what the ArrayBuffer shows
+  void* origin;  // what malloc returned (small blocks); equal to data for mapped ones
   size_t bytes;
   bool mapped;
   bool released;
 };
 
-// Blocks from this size up get pages of their own (mmap), so freeing one returns it to the
-// system at once. From malloc, freed blocks of a few MB stayed in glibc's heap, fragmented:
-// a 0.6B LoRA benchmark peaked at 10 GB of RSS that way, 6.9 GB with its own pages.
-constexpr size_t kMapFrom = size_t{1} << 20;
+// Blocks from 64 KB up get pages of their own (mmap), so freeing one returns it to the
+// system at once and nothing of it stays in glibc's heap. Measured on the 0.6B LoRA benchmark
+// (one 256-token row per tape, about 1,900 blocks a row, a third of them 128 KB - 1 MB):
+// - blocks of a few MB from malloc stayed in the heap, fragmented: 10 GB peak RSS;
+// - mapping only blocks of 1 MB and up left the 128 KB - 1 MB ones (attention scores, per-head
+//   slices) to malloc, and glibc's dynamic mmap threshold moves up to the largest block freed,
+//   so after the first few they all came from the heap, which grew by ~220 MB a row while the
+//   live bytes returned to the same level: 6.9 GB peak RSS in the benchmark's 16 rows.
+// Below 64 KB glibc never maps (its threshold starts at 128 KB and only rises), so the small
+// blocks always come from the heap, where same-sized holes are reused.
+constexpr size_t kMapFrom = size_t{1} << 16;
+constexpr size_t kAlign = 64;
 
 // Live blocks by base address. Every N-API call and finalizer runs on the JavaScript thread,
 // so no lock is needed.
@@ -291,14 +300,41 @@ std::unordered_map<void*, Block*>& LiveBlocks() {
 
 size_t g_live_bytes = 0;
 
+// `bytes` (a multiple of kAlign) of zeroed memory aligned to kAlign, or false. Small blocks are
+// over-allocated by plain malloc and aligned by hand: aligned_alloc splits off a leading and a
+// trailing piece of every block it returns, and those pieces fragmented the heap so that it grew
+// by ~3 MB every training row (a 30-round replay of one row's alloc/free sequence: +90 MB with
+// aligned_alloc, +10 MB with malloc).
+bool AcquireBlock(Block* block, size_t bytes) {
+  block->bytes = bytes;
+  block->mapped = bytes >= kMapFrom;
+  block->released = false;
+  if (block->mapped) {
+    // Fresh anonymous pages are zero already (and are only backed by memory once written).
+    void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    block->origin = block->data = pages == MAP_FAILED ? nullptr : pages;
+    return block->data != nullptr;
+  }
+  block->origin = malloc(bytes + kAlign - 1);
+  if (!block->origin) return false;
+  uintptr_t at = (reinterpret_cast<uintptr_t>(block->origin) + kAlign - 1) / kAlign * kAlign;
+  block->data = reinterpret_cast<void*>(at);
+  memset(block->data, 0, bytes);
+  return true;
+}
+
+void ReturnBlock(Block* block) {
+  if (block->mapped) munmap(block->data, block->bytes);
+  else free(block->origin);
+}
+
 void Release(napi_env env, Block* block) {
   g_live_bytes -= block->bytes;
   int64_t adjusted;
   napi_adjust_external_memory(env, -static_cast<int64_t>(block->bytes), &adjusted);
   LiveBlocks().erase(block->data);
   block->released = true;
-  if (block->mapped) munmap(block->data, block->bytes);
-  else free(block->data);
+  ReturnBlock(block);
 }
 
 void FinalizeBlock(napi_env env, void* data, void* hint) {
@@ -309,33 +345,29 @@ void FinalizeBlock(napi_env env, void* data, void* hint) {
 }
 
 // alloc(length): zeroed, 64-byte aligned memory outside the JavaScript heap; given back by
-// free(), or when the array is garbage-collected if free() is never called.
+// free(), or when the array is garbage-collected if free() is never called. The bytes are
+// reported to V8 as external memory (napi_adjust_external_memory), so a program that drops
+// arrays without free() still gets a collection before they pile up.
 napi_value Alloc(napi_env env, napi_callback_info info) {
   Call c(env, info, "alloc");
   long length = c.dim(0, "length");
   if (!c.ok) return nullptr;
   size_t bytes = static_cast<size_t>(length) * sizeof(float);
-  size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-  const bool mapped = rounded >= kMapFrom;
-  // Fresh anonymous pages are zero already (and are only backed by memory once written).
-  void* data = mapped ? mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                      : aligned_alloc(64, rounded);
-  if (data == MAP_FAILED) data = nullptr;
-  if (!data) {
+  size_t rounded = bytes == 0 ? kAlign : (bytes + kAlign - 1) / kAlign * kAlign;
+  Block* block = new Block{};
+  if (!AcquireBlock(block, rounded)) {
+    delete block;
     napi_throw_error(env, nullptr, ("alloc: out of memory for " + std::to_string(length) + " floats").c_str());
     return nullptr;
   }
-  if (!mapped) memset(data, 0, rounded);
-  Block* block = new Block{data, rounded, mapped, false};
   napi_value buffer, array;
-  if (napi_create_external_arraybuffer(env, data, bytes, FinalizeBlock, block, &buffer) != napi_ok) {
+  if (napi_create_external_arraybuffer(env, block->data, bytes, FinalizeBlock, block, &buffer) != napi_ok) {
+    ReturnBlock(block);
     delete block;
-    if (mapped) munmap(data, rounded);
-    else free(data);
     napi_throw_error(env, nullptr, "alloc: could not wrap native memory in an ArrayBuffer");
     return nullptr;
   }
-  LiveBlocks()[data] = block;
+  LiveBlocks()[block->data] = block;
   g_live_bytes += rounded;
   int64_t adjusted;
   napi_adjust_external_memory(env, static_cast<int64_t>(rounded), &adjusted);

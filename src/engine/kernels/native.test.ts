@@ -20,19 +20,3 @@ if (!load.binding) {
   }
 }
 
-if (load.binding) {
-  const binding = load.binding;
-  test('native free gives memory back at once, not at the next garbage collection', () => {
-    const before = binding.liveBytes();
-    const arrays = Array.from({ length: 4 }, () => binding.alloc(1 << 20));
-    assert.equal(binding.liveBytes() - before, 4 * 4 * (1 << 20));
-    for (const a of arrays) binding.free(a);
-    assert.equal(binding.liveBytes(), before, 'every freed block is released while its arrays are still referenced');
-    assert.equal(arrays[0]!.length, 0, 'a freed array is detached, so it can no longer reach the memory');
-    binding.free(arrays[0]!); // a second free of the same array is harmless
-    assert.equal(binding.liveBytes(), before);
-    // Many short-lived blocks (a training step's temporaries) never pile up.
-    for (let i = 0; i < 200; i++) binding.free(binding.alloc(1 << 18));
-    assert.equal(binding.liveBytes(), before);
-  });
-}
