@@ -9,7 +9,7 @@ import type { Kernels } from './kernels/types.js';
  *   timeTrainStep({ kernels: counted, config, batch: 16, context: 256, steps: 1, warmup: 0 });
  *   counted.peakBytes();   // compare with the 4 GiB budget
  */
-export function countingKernels(kernels: Kernels): Kernels & { liveBytes(): number; peakBytes(): number } {
+export function countingKernels(kernels: Kernels): Kernels & { liveBytes(): number; peakBytes(): number; resetPeak(): void } {
   let live = 0;
   let peak = 0;
   return {
@@ -27,5 +27,9 @@ export function countingKernels(kernels: Kernels): Kernels & { liveBytes(): numb
     },
     liveBytes: () => live,
     peakBytes: () => peak,
+    /** Starts the peak again from what is live now (to measure one phase). */
+    resetPeak: () => {
+      peak = live;
+    },
   };
 }

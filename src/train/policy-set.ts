@@ -109,6 +109,12 @@ export function copyModel(base: LlamaModel): LlamaModel {
   return base.clone({ trainable: true });
 }
 
+/**
+ * The policies of an embedded run. Takes ownership of `base`: LoRA adapters share it in place
+ * (frozen), so a bf16 0.6B base is never held twice (a copy made the set-up of a LoRA run peak
+ * at two bases, 2.4 GB); the other maps copy it for each policy and free it. `own` models stay
+ * the caller's.
+ */
 export function buildPolicySet(options: {
   spec: PolicyMapSpec;
   roles: readonly string[];
@@ -131,7 +137,8 @@ export function buildPolicySet(options: {
   const models = new Map<string, LlamaModel>();
   const rolesOf = (id: string) => roles.filter((r) => roleToPolicy.get(r) === id);
   if (spec === 'lora') {
-    const shared = base.clone({ trainable: false }); // frozen: keeps a bf16 base bf16
+    const shared = base;
+    shared.freezeBase(); // a bf16 base stays bf16
     models.set('base', shared);
     for (const id of ids) {
       shared.addAdapter(id, options.lora, adapterSeed(options.seed, id));
@@ -147,6 +154,7 @@ export function buildPolicySet(options: {
       const learner = new Learner({ policyId: id, model, options: options.learner, reference });
       members.set(id, embeddedMember({ id, model, policy: new EmbeddedPolicy({ id, model, tokenizer, prompting: options.prompting }), learner, roles: rolesOf(id) }));
     }
+    base.dispose();
   }
   return {
     members,

@@ -156,8 +156,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     seed: config.seed,
     withReference: config.train.kl_coef > 0,
     prompting,
-  });
-  base.dispose();
+  }); // owns base from here
   for (const m of own.values()) m.dispose();
   return runSetup(config, { team, source, rollout, tokenizer, policies });
 }
