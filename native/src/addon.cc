@@ -303,8 +303,8 @@ size_t g_live_bytes = 0;
 // `bytes` (a multiple of kAlign) of zeroed memory aligned to kAlign, or false. Small blocks are
 // over-allocated by plain malloc and aligned by hand: aligned_alloc splits off a leading and a
 // trailing piece of every block it returns, and those pieces fragmented the heap so that it grew
-// by ~3 MB every training row (a 30-round replay of one row's alloc/free sequence: +90 MB with
-// aligned_alloc, +10 MB with malloc).
+// by ~3 MB every training row (a 30-round replay of one row's alloc/free sequence: +80 MB with
+// aligned_alloc, +12 MB with malloc).
 bool AcquireBlock(Block* block, size_t bytes) {
   block->bytes = bytes;
   block->mapped = bytes >= kMapFrom;

@@ -124,8 +124,14 @@ function loraTrainTokS(model: LlamaModel, kernels: Kernels, sizes: typeof ISSUE_
 export async function benchModel(idOrFolder: string, options: ModelBenchOptions = {}): Promise<ModelBenchResult> {
   const sizes = options.sizes ?? ISSUE_SIZES;
   const progress = options.progress ?? (() => {});
-  // The process's resident memory after each stage, to see which one sets the peak.
-  const say = (line: string): void => progress(`${line} (RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB)`);
+  // The process's resident memory after each stage and its peak so far (maxRSS is in KB), to
+  // see which stage sets the peak; external = memory outside the JavaScript heap that V8 knows
+  // of (the native backend's kernel memory).
+  const say = (line: string): void => {
+    const { rss, external } = process.memoryUsage();
+    const mb = (bytes: number): number => Math.round(bytes / 2 ** 20);
+    progress(`${line} (RSS ${mb(rss)} MB, peak ${mb(process.resourceUsage().maxRSS * 1024)} MB, external ${mb(external)} MB)`);
+  };
   const folder = await resolveModel(idOrFolder);
   const backend = resolveBackend(options.backend ?? 'auto');
   const threads = options.threads ?? threadsFromEnv();
