@@ -41,7 +41,7 @@ interface Rule {
 }
 
 const FRESH_MODEL_KEYS = ['hidden', 'layers', 'heads', 'kv_heads', 'intermediate', 'context', 'tied', 'tokenizer', 'seed'].map((k) => `model.${k}`);
-const WARM_START_KEYS = ['skill', 'episodes', 'epochs', 'lr', 'batch_tokens', 'warmup_steps'].map((k) => `warm_start.${k}`);
+const WARM_START_KEYS = ['skill', 'episodes', 'epochs', 'lr', 'batch_tokens', 'warmup_steps', 'order', 'max_turns'].map((k) => `warm_start.${k}`);
 const hasOwnSizes = (c: IgnoredKeyInput) => Object.keys(c.policy.models).length > 0;
 
 const rules: readonly Rule[] = [

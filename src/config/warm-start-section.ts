@@ -19,5 +19,12 @@ export const warmStartSection = z
     /** Tokens (prompt + response) per optimizer step. */
     batch_tokens: z.number().int().min(64).default(8192),
     warmup_steps: z.number().int().min(0).default(10),
+    /**
+     * Turn order and turn limit of the team the scripted player demonstrates with; default: the
+     * run's own team.order / team.max_turns. A parallel (MAGRPO) team can learn from the
+     * demonstrations of the sequential team, whose plan sees the tool's proposal (docs/magrpo.md).
+     */
+    order: z.enum(['sequential', 'parallel']).optional(),
+    max_turns: z.number().int().min(1).max(100).optional(),
   })
   .prefault({});

@@ -21,6 +21,7 @@ import type { Policy } from '../policy/types.js';
 import type { RolloutOptions } from '../rollout/types.js';
 import { TroupeError } from '../util/errors.js';
 import { prepareBaseModel } from './base-model.js';
+import { demonstrationTeam } from './demonstration-team.js';
 import type { LearnerOptions } from './learner.js';
 import { assignRoles, buildPolicySet, overriddenConfig, type PolicySet } from './policy-set.js';
 import { buildTinkerPolicySet } from './tinker-policy-set.js';
@@ -108,6 +109,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   let tokenizer: Tokenizer = config.model.tokenizer === 'ascii' ? CharTokenizer.ascii() : CharTokenizer.standard();
   const ws = config.warm_start;
   const warmStart = { enabled: ws.enabled, skill: ws.skill, episodes: ws.episodes, epochs: ws.epochs, lr: ws.lr, batchTokens: ws.batch_tokens, warmupSteps: ws.warmup_steps };
+  const demonstrations = demonstrationTeam(config, team);
   const build = (modelConfig: LlamaConfig, dir: string, forRoles: readonly string[]): Promise<LlamaModel> =>
     prepareBaseModel({
       kernels,
@@ -115,9 +117,11 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
       config: modelConfig,
       seed: config.model.seed ?? config.seed,
       dir,
-      keyMaterial: { tasks: config.tasks, team: config.team, stop: rollout.stop },
+      // The demonstrated team's settings join the key only when they differ from the run's, so
+      // bases cached before warm_start.order/max_turns existed keep their key.
+      keyMaterial: { tasks: config.tasks, team: config.team, stop: rollout.stop, ...(demonstrations.key === undefined ? {} : { demonstrations: demonstrations.key }) },
       warmStart,
-      team,
+      team: demonstrations.team,
       roles: forRoles,
       source,
       scripted: task.scripted,
