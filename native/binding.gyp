@@ -30,9 +30,15 @@
       "cflags_cc": ["-fPIC", "-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mprefer-vector-width=512"],
     },
     {
+      "target_name": "gemm_bf16",
+      "type": "static_library",
+      "sources": ["src/gemm-bf16.cc"],
+      "cflags_cc": ["-fPIC", "-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16"],
+    },
+    {
       "target_name": "troupe_native",
       "sources": ["src/addon.cc", "src/cpu.cc", "src/thread-pool.cc", "src/gemm.cc"],
-      "dependencies": ["isa_baseline", "isa_avx2", "isa_avx512"],
+      "dependencies": ["isa_baseline", "isa_avx2", "isa_avx512", "gemm_bf16"],
       "libraries": ["-lpthread"],
     },
   ],

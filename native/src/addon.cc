@@ -109,12 +109,13 @@ napi_value Matmul(napi_env env, napi_callback_info info) {
   long m = c.dim(3, "m"), n = c.dim(4, "n"), k = c.dim(5, "k");
   long flags = c.dim(6, "flags");
   GemmArgs g{c.f32(0, "a", m * k), c.f32(1, "b", k * n), nullptr, c.f32(2, "c", m * n), m, n, k,
-             (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0};
+             (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0, false};
   if (c.ok) gemm(*c.instance->isa, g, c.instance->split);
   return c.undefined();
 }
 
-// matmulBf16(a, b: Uint16Array of bf16 bits, c, m, n, k, flags): flags as matmul, no trans_a.
+// matmulBf16(a, b: Uint16Array of bf16 bits, c, m, n, k, flags): flags as matmul, no trans_a;
+// 8 = round a to bf16 first (the 'fast' product).
 napi_value MatmulBf16(napi_env env, napi_callback_info info) {
   Call c(env, info, "matmulBf16");
   long m = c.dim(3, "m"), n = c.dim(4, "n"), k = c.dim(5, "k");
@@ -123,7 +124,8 @@ napi_value MatmulBf16(napi_env env, napi_callback_info info) {
   auto* b = static_cast<const uint16_t*>(c.typed(1, napi_uint16_array, &b_length, "b"));
   if (c.ok && static_cast<long>(b_length) < k * n) c.fail("'b' is shorter than k * n");
   if (c.ok && (flags & 1) != 0) c.fail("a bf16 product has no transposed a");
-  GemmArgs g{c.f32(0, "a", m * k), nullptr, b, c.f32(2, "c", m * n), m, n, k, false, (flags & 2) != 0, (flags & 4) != 0};
+  GemmArgs g{c.f32(0, "a", m * k), nullptr, b, c.f32(2, "c", m * n), m, n, k, false, (flags & 2) != 0, (flags & 4) != 0,
+             (flags & 8) != 0};
   if (c.ok) gemm(*c.instance->isa, g, c.instance->split);
   return c.undefined();
 }
@@ -410,7 +412,7 @@ void AddFunction(napi_env env, napi_value object, const char* name, napi_callbac
   napi_set_named_property(env, object, name, fn);
 }
 
-const IsaKernels* g_isas[3];
+const IsaKernels* g_isas[4];
 int g_isa_count = 0;
 
 napi_value Create(napi_env env, napi_callback_info info) {

@@ -2,6 +2,8 @@
 
 #include <cpuid.h>
 
+#include "gemm-bf16.h"
+
 namespace troupe {
 
 // __builtin_cpu_supports reads cpuid once at startup and, for AVX and AVX-512, also checks
@@ -9,6 +11,18 @@ namespace troupe {
 int available_isas(const IsaKernels** out) {
   __builtin_cpu_init();
   int count = 0;
+  // The AVX-512 table plus the vdpbf16ps kernels of the 'fast' bf16 product.
+  static IsaKernels avx512_bf16 = [] {
+    IsaKernels table = kIsaAvx512;
+    table.name = "avx512-bf16";
+    table.bf16dot_block = bf16dot_block;
+    table.bf16dot_rows_bt = bf16dot_rows_bt;
+    return table;
+  }();
+  if (cpu_has_avx512_bf16() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma")) {
+    out[count++] = &avx512_bf16;
+  }
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma")) {
     out[count++] = &kIsaAvx512;

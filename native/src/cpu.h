@@ -5,7 +5,7 @@
 namespace troupe {
 
 // The kernel tables this CPU can run, fastest first (always ends with the baseline).
-// Fills `out` (room for 3) and returns how many.
+// Fills `out` (room for 4) and returns how many.
 int available_isas(const IsaKernels** out);
 
 // Whether the CPU has AVX512_BF16 (vdpbf16ps).

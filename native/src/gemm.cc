@@ -26,6 +26,7 @@ float* scratch(long floats) {
 // blocks), A blocks of mc x kc, micro-kernel tiles mr x nr. The k blocks run in order and
 // each adds onto C, so the summation order of an element does not depend on i0..j1.
 void gemm_block(const IsaKernels& K, const GemmArgs& g, long i0, long i1, long j0, long j1) {
+  if (g.round_a) return K.bf16dot_block(g, i0, i1, j0, j1);
   const long rs_a = g.trans_a ? 1 : g.k, cs_a = g.trans_a ? g.m : 1;
   const long rs_b = g.trans_b ? 1 : g.n, cs_b = g.trans_b ? g.k : 1;
   const long a_floats = ceil_to(K.mc, K.mr) * K.kc;
@@ -75,7 +76,8 @@ void run_rows_chunk(void* ctx, int c) {
   const Split& s = *static_cast<Split*>(ctx);
   const GemmArgs& g = *s.args;
   long j0 = c * s.chunk, j1 = j0 + s.chunk < g.n ? j0 + s.chunk : g.n;
-  if (g.b16) (g.trans_b ? s.isa->rows_bt_bf16 : s.isa->rows_b_bf16)(g.a, g.b16, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
+  if (g.round_a) s.isa->bf16dot_rows_bt(g.a, g.b16, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
+  else if (g.b16) (g.trans_b ? s.isa->rows_bt_bf16 : s.isa->rows_b_bf16)(g.a, g.b16, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
   else (g.trans_b ? s.isa->rows_bt : s.isa->rows_b)(g.a, g.b, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
 }
 
@@ -88,6 +90,22 @@ long chunk_size(long extent, long tile, long wanted) {
 
 }  // namespace
 
+// round_a without a vdpbf16ps kernel for the case: the widening kernels on a rounded copy of
+// A compute the same bf16 x bf16 products (only the summation order differs).
+static void gemm_rounded_copy(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
+  const long count = g.m * g.k;
+  float* rounded = static_cast<float*>(malloc(sizeof(float) * count));
+  for (long i = 0; i < count; i++) {
+    uint32_t bits = static_cast<uint32_t>(round_bf16_bits(g.a[i])) << 16;
+    memcpy(rounded + i, &bits, 4);
+  }
+  GemmArgs copy = g;
+  copy.a = rounded;
+  copy.round_a = false;
+  gemm(K, copy, split);
+  free(rounded);
+}
+
 void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
   const int threads = split.threads;
   if (g.m == 0 || g.n == 0) return;
@@ -95,9 +113,11 @@ void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
     if (!g.accumulate) memset(g.c, 0, sizeof(float) * g.m * g.n);
     return;
   }
+  const bool few_rows = g.m < 4 && (!g.trans_a || g.m == 1);
+  if (g.round_a && (!K.bf16dot_block || (few_rows && !g.trans_b))) return gemm_rounded_copy(K, g, split);
   // One to three rows of A (decoding): stream B once without packing. With m = 1, op(A) is
   // the same vector whether or not A is transposed.
-  if (g.m < 4 && (!g.trans_a || g.m == 1)) {
+  if (few_rows) {
     Split s{&K, &g, false, g.n};
     int chunks = 1;
     if (threads > 1 && g.n * g.k >= split.rows_parallel_from) {

@@ -13,7 +13,22 @@ struct GemmArgs {
   float* c;        // m x n
   long m, n, k;
   bool trans_a, trans_b, accumulate;
+  // With b16: round A to bf16 first (round_bf16_bits), so every product is bf16 x bf16 (exact
+  // in float32) and the sums are float32: what vdpbf16ps computes (MatmulBf16 'fast').
+  bool round_a;
 };
+
+// float32 -> bf16 bits as vcvtneps2bf16 rounds: to nearest even, subnormals to signed zero,
+// NaN stays a (quiet) NaN. static: every file that includes it, whatever its instruction
+// set, keeps its own copy (the linker must not pick an AVX-512 one for the baseline path).
+static inline uint16_t round_bf16_bits(float x) {
+  uint32_t u;
+  __builtin_memcpy(&u, &x, 4);
+  if ((u & 0x7f800000u) == 0) return static_cast<uint16_t>((u >> 16) & 0x8000u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
 
 // When the work is split across threads: m * n * k of a packed product, n * k of a
 // one-to-three-row product (decoding).

@@ -5,6 +5,8 @@
 
 namespace troupe {
 
+struct GemmArgs;
+
 struct IsaKernels {
   const char* name;
   // Register tile of the matmul micro-kernel (rows x columns) and the cache blocks the
@@ -49,6 +51,13 @@ struct IsaKernels {
   void (*log_softmax)(float* x, long rows, long vocab);
   void (*adamw)(float* p, const float* g, float* m, float* v, long n, float lr, float beta1, float beta2, float eps,
                 float decay, float c1, float c2);
+
+  // The 'fast' bf16 product (GemmArgs::round_a: activations rounded to bf16) with vdpbf16ps
+  // (gemm-bf16.h). Set only in the avx512-bf16 table; elsewhere they are null and gemm.cc
+  // rounds a copy of the activations for the widening kernels above (the same products).
+  void (*bf16dot_block)(const GemmArgs& g, long i0, long i1, long j0, long j1);
+  void (*bf16dot_rows_bt)(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1,
+                          bool add);
 };
 
 extern const IsaKernels kIsaBaseline;

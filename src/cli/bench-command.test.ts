@@ -46,7 +46,7 @@ test('bench engine names the backend it measured: native when asked (and the add
   }
   const result = await benchEngine({ ...tiny, backend: 'native' });
   assert.equal(result.backend, 'native');
-  assert.match(result.machine.simd, /^native-(avx512|avx2|baseline)$/);
+  assert.match(result.machine.simd, /^native-(avx512-bf16|avx512|avx2|baseline)$/);
   assert.ok(result.train_step_ms > 0 && result.decode_b1_tok_s > 0);
   t.diagnostic(`native: ${result.machine.simd}`);
 });

@@ -20,6 +20,7 @@ import { resolveBackend, threadsFromEnv } from '../engine/kernels/get-kernels.js
 import { createNativeKernels } from '../engine/kernels/native-kernels.js';
 import type { Kernels } from '../engine/kernels/types.js';
 import { createWasmKernels } from '../engine/kernels/wasm-kernels.js';
+import { type ProfiledKernels, profileKernels } from '../engine/kernels/profile-kernels.js';
 import { loadModel } from '../engine/io/model-checkpoint.js';
 import type { LlamaModel } from '../engine/model/llama-model.js';
 import { LINEAR_MODULES } from '../engine/model/llama-params.js';
@@ -61,17 +62,33 @@ function argmax(row: Float32Array): number {
   return best;
 }
 
+/** TROUPE_PROFILE=1: the kernel time of a stage's timed part, by op (profile-kernels.ts). */
+interface StageProfile {
+  start(): void;
+  end(stage: string, totalMs: number): void;
+}
+
+function stageProfile(profiled: ProfiledKernels, progress: (line: string) => void): StageProfile {
+  return {
+    start: () => profiled.reset(),
+    end: (stage, totalMs) => progress(`profile of ${stage} (${totalMs.toFixed(0)} ms):\n${profiled.table(totalMs)}`),
+  };
+}
+
 /** Greedy decoding of `batch` sequences: tokens/s over the new tokens only (prefill untimed). */
-function decodeTokS(inference: LlamaInference, vocab: number, batch: number, prompt: number, newTokens: number, rng: Rng): number {
+function decodeTokS(inference: LlamaInference, vocab: number, batch: number, prompt: number, newTokens: number, rng: Rng, profile?: StageProfile): number {
   const caches = Array.from({ length: batch }, () => inference.newCache(prompt + newTokens));
   try {
     let logits = inference.forward(caches.map((cache) => ({ tokens: randomIds(rng, prompt, vocab), cache })));
+    profile?.start();
     const start = performance.now();
     for (let step = 0; step < newTokens; step++) {
       const next = caches.map((_, b) => argmax(logits.subarray(b * vocab, (b + 1) * vocab)));
       logits = inference.forward(caches.map((cache, b) => ({ tokens: [next[b]!], cache })));
     }
-    return (batch * newTokens) / ((performance.now() - start) / 1000);
+    const ms = performance.now() - start;
+    profile?.end(`decode batch ${batch}, ${newTokens} tokens`, ms);
+    return (batch * newTokens) / (ms / 1000);
   } finally {
     for (const cache of caches) cache.free(inference.model.kernels);
   }
@@ -89,7 +106,7 @@ function prefillTokS(inference: LlamaInference, vocab: number, tokens: number, r
 }
 
 /** One LoRA step per call: next-token cross-entropy over every row, one row per micro-batch. */
-function loraTrainTokS(model: LlamaModel, kernels: Kernels, sizes: typeof ISSUE_SIZES, rng: Rng): number {
+function loraTrainTokS(model: LlamaModel, kernels: Kernels, sizes: typeof ISSUE_SIZES, rng: Rng, profile?: StageProfile): number {
   const adapter = model.addAdapter('bench', { r: 16, alpha: 32, targetModules: LINEAR_MODULES }, 1);
   const optimizer = new AdamW(kernels, adapter.parameters, { weightDecay: 0.01 });
   const vocab = model.config.vocab_size;
@@ -112,8 +129,10 @@ function loraTrainTokS(model: LlamaModel, kernels: Kernels, sizes: typeof ISSUE_
   };
   try {
     step();
+    profile?.start();
     let total = 0;
     for (let i = 0; i < sizes.trainSteps; i++) total += step();
+    profile?.end(`LoRA training, ${sizes.trainSteps} steps`, total);
     return (sizes.trainBatch * sizes.trainContext) / (total / sizes.trainSteps / 1000);
   } finally {
     optimizer.dispose();
@@ -136,7 +155,10 @@ export async function benchModel(idOrFolder: string, options: ModelBenchOptions 
   const backend = resolveBackend(options.backend ?? 'auto');
   const threads = options.threads ?? threadsFromEnv();
   // Its own kernels (not the process-wide ones), so they can be disposed at the end.
-  const kernels = backend === 'native' ? await createNativeKernels({ threads }) : await createWasmKernels({ threads });
+  const own = backend === 'native' ? await createNativeKernels({ threads }) : await createWasmKernels({ threads });
+  const profiled = process.env.TROUPE_PROFILE === '1' ? profileKernels(own) : undefined;
+  const profile = profiled && stageProfile(profiled, progress);
+  const kernels = profiled?.kernels ?? own;
   const loadStart = performance.now();
   const { model } = loadModel(kernels, folder, { frozen: true });
   const load_s = (performance.now() - loadStart) / 1000;
@@ -148,13 +170,13 @@ export async function benchModel(idOrFolder: string, options: ModelBenchOptions 
   try {
     const round = (x: number, digits: number): number => Number(x.toFixed(digits));
     decodeTokS(inference, vocab, 1, 8, 2, rng); // warm-up: first calls allocate scratch
-    const decode_b1_tok_s = round(decodeTokS(inference, vocab, 1, sizes.prompt, sizes.newTokens, rng), 2);
+    const decode_b1_tok_s = round(decodeTokS(inference, vocab, 1, sizes.prompt, sizes.newTokens, rng, profile), 2);
     say(`decode batch 1: ${decode_b1_tok_s} tok/s`);
     const decode_b16_tok_s = round(decodeTokS(inference, vocab, sizes.wideBatch, sizes.prompt, sizes.newTokens, rng), 2);
     say(`decode batch ${sizes.wideBatch}: ${decode_b16_tok_s} tok/s`);
     const prefill_tok_s = round(Math.max(prefillTokS(inference, vocab, sizes.prefill, rng), prefillTokS(inference, vocab, sizes.prefill, rng)), 1);
     say(`prefill ${sizes.prefill} tokens: ${prefill_tok_s} tok/s`);
-    const lora_train_tok_s = round(loraTrainTokS(model, kernels, sizes, rng), 1);
+    const lora_train_tok_s = round(loraTrainTokS(model, kernels, sizes, rng, profile), 1);
     say(`LoRA training ${sizes.trainBatch} x ${sizes.trainContext}: ${lora_train_tok_s} tok/s`);
     return {
       backend,
@@ -173,6 +195,6 @@ export async function benchModel(idOrFolder: string, options: ModelBenchOptions 
   } finally {
     inference.dispose();
     model.dispose();
-    await kernels.dispose();
+    await own.dispose();
   }
 }

@@ -18,10 +18,13 @@ export interface WeightMatmulArgs extends Omit<MatmulArgs, 'b' | 'transA'> {
   readonly w: Tensor;
 }
 
-/** c (+)= a op(W): float32 weights go to `matmul`, bf16 weights to `matmulBf16`. */
+/**
+ * c (+)= a op(W): float32 weights go to `matmul`, bf16 weights to `matmulBf16`, with the
+ * activations rounded to bf16 when the kernels' bf16Matmul mode is `fast`.
+ */
 export function weightMatmul(kernels: Kernels, args: WeightMatmulArgs): void {
   const { w, ...rest } = args;
-  if (w.dtype === 'bf16') kernels.matmulBf16({ ...rest, b: w.bits });
+  if (w.dtype === 'bf16') kernels.matmulBf16({ ...rest, b: w.bits, roundA: kernels.bf16Matmul === 'fast' });
   else kernels.matmul({ ...rest, b: w.data });
 }
 

@@ -66,7 +66,7 @@ async function kindPolicies(config: ResolvedConfig, task: TaskDefinition<Env, an
 }
 
 async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
-  const kernels = await getKernels(config.engine.backend);
+  const kernels = await getKernels(config.engine.backend, config.engine.bf16_matmul);
   const roleToPolicy = assignRoles(config.policy.map, roles);
   const checkpoint = runDir ? listCheckpoints(runDir).at(-1) : undefined;
   // Played as trained: the base folder's chat template for natural-format prompts and its stop

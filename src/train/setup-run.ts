@@ -95,7 +95,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
   const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
   const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
   const rollout = rolloutOptions(config);
-  const kernels = await getKernels(config.engine.backend);
+  const kernels = await getKernels(config.engine.backend, config.engine.bf16_matmul);
   hooks.log(describeKernels(kernels, config.engine.backend));
   const roles = team.roles.map((r) => r.name);
   const spec = config.policy.map;

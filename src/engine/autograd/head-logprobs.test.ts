@@ -10,7 +10,7 @@ import { logSoftmaxGather } from './log-softmax-gather.js';
 import { Tape } from './tape.js';
 
 /** The fused, chunked head equals linear + logSoftmaxGather: values, entropy, dx and dW. */
-const kernels = createReferenceKernels();
+const kernels = createReferenceKernels({ bf16Matmul: 'exact' }); // bf16 heads: the float32 product is the definition
 const [rows, hidden, vocab] = [7, 5, 11];
 const targets = [0, 10, 3, 3, 7, 1, 9];
 const rng = newRng('head-logprobs');

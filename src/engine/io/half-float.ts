@@ -43,6 +43,19 @@ export function f32ToBf16(f32: Float32Array, out: Uint16Array): void {
   for (let i = 0; i < f32.length; i++) out[i] = roundBitsToBf16(u32[i]!);
 }
 
+/**
+ * out[i] = src[i] rounded to bf16 and widened back, as vcvtneps2bf16 rounds: to nearest
+ * even, subnormal inputs to signed zero, NaN stays NaN. out may alias src.
+ */
+export function roundToBf16(src: Float32Array, out: Float32Array): void {
+  const from = new Uint32Array(src.buffer, src.byteOffset, src.length);
+  const to = new Uint32Array(out.buffer, out.byteOffset, out.length);
+  for (let i = 0; i < src.length; i++) {
+    const u = from[i]!;
+    to[i] = (u & 0x7f800000) === 0 ? u & 0x80000000 : roundBitsToBf16(u) << 16;
+  }
+}
+
 /** out[i] = the float32 value of bf16 bits[i] (exact). */
 export function bf16ToF32(bits: Uint16Array, out: Float32Array): void {
   const u32 = new Uint32Array(out.buffer, out.byteOffset, out.length);

@@ -94,7 +94,7 @@ test('a sharded bf16 checkpoint loads the f32 checkpoint\'s tensors rounded to b
 });
 
 test('log-probs of the bf16-stored model equal the float32 model of the same bf16 values (reference and wasm)', async () => {
-  for (const kernels of [createReferenceKernels(), await createWasmKernels({ threads: 2, parallelThreshold: 1 })]) {
+  for (const kernels of [createReferenceKernels({ bf16Matmul: 'exact' }), await createWasmKernels({ threads: 2, parallelThreshold: 1, bf16Matmul: 'exact' })]) {
     const bf16 = loadModel(kernels, bf16Dir, { frozen: true }).model;
     const f32 = loadModel(kernels, bf16Dir, { frozen: true, baseDtype: 'f32' }).model;
     assert.equal(f32.baseDtype, 'f32');
@@ -190,7 +190,7 @@ test('refusals are one line naming the file and key: missing shard, tensor absen
 });
 
 test('the transformers-made Qwen3 fixture saved in bf16 and sharded streams in, stays bf16 when frozen, and scores like transformers', async () => {
-  const kernels = await createWasmKernels({ threads: 1 });
+  const kernels = await createWasmKernels({ threads: 1, bf16Matmul: 'exact' });
   const dir = join(MODEL_FIXTURES, 'qwen3-bf16');
   const ref = readReference('qwen3-bf16');
   for (const options of [{ frozen: true }, {}] as const) {

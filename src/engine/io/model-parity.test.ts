@@ -38,7 +38,7 @@ const FIXTURES: ReadonlyArray<{ name: string; what: string; load: (kernels: Kern
 
 for (const fixture of FIXTURES) {
   test(`${fixture.name} (${fixture.what}): log-probs equal transformers' within ${TOLERANCE}`, async () => {
-    const kernels = await getKernels();
+    const kernels = await getKernels('auto', 'exact');
     const model = fixture.load(kernels, join(MODEL_FIXTURES, fixture.name));
     const ref = readReference(fixture.name);
     const worst = (label: string, got: readonly number[], want: readonly number[]) => {
@@ -59,7 +59,7 @@ for (const fixture of FIXTURES) {
 }
 
 test('saving a loaded Llama 3 / Qwen2 / Qwen3 writes a config.json of the same architecture that reloads to the same log-probs', async () => {
-  const kernels = await getKernels();
+  const kernels = await getKernels('auto', 'exact');
   const root = mkdtempSync(join(tmpdir(), 'troupe-arch-'));
   try {
     for (const name of ['llama3-gqa', 'qwen2-tied', 'qwen3']) {
@@ -86,7 +86,7 @@ test('saving a loaded Llama 3 / Qwen2 / Qwen3 writes a config.json of the same a
 });
 
 test('a bf16-stored frozen base with biases (llama3-gqa) computes what float32 weights of the same values compute', async () => {
-  const kernels = await getKernels();
+  const kernels = await getKernels('auto', 'exact');
   const bf16 = loadModel(kernels, join(MODEL_FIXTURES, 'llama3-gqa')).model;
   bf16.freezeBase();
   bf16.setBaseDtype('bf16');

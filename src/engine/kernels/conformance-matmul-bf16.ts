@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bf16ToF32, f32ToBf16 } from '../io/half-float.js';
+import { bf16ToF32, f32ToBf16, roundToBf16 } from '../io/half-float.js';
 import { assertClose, newRng, PLACEMENTS, type Placement, randomArray } from './conformance-helpers.js';
 import { createReferenceKernels } from './reference.js';
 import type { Kernels, MatmulBf16Args } from './types.js';
@@ -75,26 +75,49 @@ export function matmulBf16Conformance(kernels: () => Kernels): void {
     }
   });
 
-  test('matmulBf16: random shapes (1-3 rows, odd, past the cache blocks), placements, vs the widened float32 matmul', () => {
+  test('matmulBf16 roundA: the activations are rounded to bf16 (nearest even, subnormals to zero) first', () => {
+    const k = kernels();
+    // 1 + 2^-10 is 1 in bf16 (7 fraction bits); 1 + 3 * 2^-8 ties up to 1 + 2^-6 (even);
+    // 1e-39 is subnormal: zero. b = [1, 1, 2^100] (0x7180 = 2^100).
+    const a = new Float32Array([1 + 2 ** -10, 0, 0, 0, 1 + 3 * 2 ** -8, 0, 0, 0, 1e-39]);
+    const b = new Uint16Array([0x3f80, 0x3f80, 0x7180]);
+    for (const transB of [false, true]) {
+      for (const m of [1, 3, 9]) {
+        // m rows of the 3 x 3 pattern cycled: row i holds a[(i % 3) * 3 ..].
+        const rows = new Float32Array(m * 3).map((_, i) => a[((Math.floor(i / 3) % 3) * 3) + (i % 3)]!);
+        const c = new Float32Array(m);
+        k.matmulBf16({ a: rows, b, c, m, n: 1, k: 3, transB, roundA: true });
+        const want = [1, 1 + 2 ** -6, 0];
+        assert.deepEqual([...c], Array.from({ length: m }, (_, i) => want[i % 3]), `rounded, m=${m} transB=${transB}`);
+        k.matmulBf16({ a: rows, b, c, m, n: 1, k: 3, transB });
+        assert.equal(c[0], Math.fround(1 + 2 ** -10), `not rounded without roundA, m=${m} transB=${transB}`);
+      }
+    }
+  });
+
+  test('matmulBf16: random shapes (1-3 rows, odd, past the cache blocks), placements, roundA, vs the widened float32 matmul', () => {
     const k = kernels();
     const placer = new Bf16Placer(k);
     const rng = newRng('matmul-bf16');
     let variant = 0;
     for (const m of [1, 2, 3, 5, 17, 70]) {
-      for (const [n, kk] of [[1, 1], [3, 5], [17, 33], [65, 20], [9, 300], [530, 40]] as const) {
+      for (const [n, kk] of [[1, 1], [3, 5], [17, 33], [65, 20], [9, 300], [530, 40], [100, 301], [64, 600]] as const) {
         const transB = (variant & 1) === 1;
         const accumulate = (variant & 2) === 2;
+        const roundA = (variant % 3) !== 0;
         const placement = PLACEMENTS[variant % PLACEMENTS.length]!;
         variant++;
         const args = {
           a: randomArray(rng, m * kk),
           b: placer.place(randomBf16(rng, kk * n), placement),
           c: randomArray(rng, m * n),
-          m, n, k: kk, transB, accumulate,
+          m, n, k: kk, transB, accumulate, roundA,
         };
-        const { expected, bound } = expectBf16(args);
+        const rounded = args.a.slice();
+        if (roundA) roundToBf16(rounded, rounded);
+        const { expected, bound } = expectBf16({ ...args, a: rounded });
         k.matmulBf16(args);
-        assertClose(args.c, expected, { rtol: 1e-5, atol: 1e-6, bound }, `m=${m} n=${n} k=${kk} tB=${transB} acc=${accumulate} ${placement}`);
+        assertClose(args.c, expected, { rtol: 1e-5, atol: 1e-6, bound }, `m=${m} n=${n} k=${kk} tB=${transB} acc=${accumulate} roundA=${roundA} ${placement}`);
       }
     }
     placer.freeAll();

@@ -1,5 +1,6 @@
 import { TroupeError } from '../../util/errors.js';
 import { BACKEND_NAMES, type BackendName } from './backend-name.js';
+import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { loadNativeBinding } from './native-binding.js';
 import { createNativeKernels } from './native-kernels.js';
 import type { Kernels } from './types.js';
@@ -46,22 +47,26 @@ export function describeKernels(kernels: Kernels, requested: BackendName = 'auto
 }
 
 /** New kernels of a backend (callers that need their own, such as benchmarks). */
-export async function createKernels(options: { backend?: BackendName; threads?: 1 | 2 } = {}): Promise<Kernels> {
+export async function createKernels(options: { backend?: BackendName; threads?: 1 | 2; bf16Matmul?: Bf16MatmulMode } = {}): Promise<Kernels> {
   const threads = options.threads ?? threadsFromEnv();
   const backend = resolveBackend(options.backend ?? 'auto');
-  return backend === 'native' ? createNativeKernels({ threads }) : createWasmKernels({ threads });
+  const bf16Matmul = options.bf16Matmul ?? bf16MatmulFromEnv();
+  return backend === 'native' ? createNativeKernels({ threads, bf16Matmul }) : createWasmKernels({ threads, bf16Matmul });
 }
 
 /**
- * The process-wide kernels of a backend (default auto), threads from TROUPE_THREADS,
- * created on first use. Idle helper threads never keep the process alive.
+ * The process-wide kernels of a backend (default auto) and bf16 product mode (default
+ * TROUPE_BF16_MATMUL, else fast), threads from TROUPE_THREADS, created on first use. Idle
+ * helper threads never keep the process alive.
  */
-export function getKernels(backend: BackendName = 'auto'): Promise<Kernels> {
+export function getKernels(backend: BackendName = 'auto', bf16Matmul?: Bf16MatmulMode): Promise<Kernels> {
   const resolved = resolveBackend(backend);
-  let kernels = shared.get(resolved);
+  const mode = bf16Matmul ?? bf16MatmulFromEnv();
+  const key = `${resolved} ${mode}`;
+  let kernels = shared.get(key);
   if (!kernels) {
-    kernels = createKernels({ backend: resolved });
-    shared.set(resolved, kernels);
+    kernels = createKernels({ backend: resolved, bf16Matmul: mode });
+    shared.set(key, kernels);
   }
   return kernels;
 }

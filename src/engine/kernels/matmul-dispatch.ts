@@ -1,3 +1,4 @@
+import { roundToBf16 } from '../io/half-float.js';
 import { checkMatmul } from './check-shapes.js';
 import type { CallArena } from './call-arena.js';
 import type { ThreadPool } from './thread-pool.js';
@@ -43,10 +44,16 @@ export function dispatchMatmul(ctx: MatmulContext, args: MatmulArgs): void {
   dispatch(ctx, args, args.transA ?? false, 0);
 }
 
-/** The same for a bf16 b (flag BF16_B): the kernels widen it while packing or reading it. */
+/**
+ * The same for a bf16 b (flag BF16_B): the kernels widen it while packing or reading it.
+ * roundA rounds a copy of a to bf16 first (WebAssembly has no bf16 product instruction).
+ */
 export function dispatchMatmulBf16(ctx: MatmulContext, args: MatmulBf16Args): void {
   checkMatmul(args, 'matmulBf16');
-  dispatch(ctx, args, false, BF16_B);
+  if (!args.roundA) return dispatch(ctx, args, false, BF16_B);
+  const rounded = new Float32Array(args.m * args.k);
+  roundToBf16(args.a.subarray(0, rounded.length), rounded);
+  dispatch(ctx, { ...args, a: rounded }, false, BF16_B);
 }
 
 function dispatch(ctx: MatmulContext, args: MatmulArgs | MatmulBf16Args, transA: boolean, bf16Flag: number): void {

@@ -29,7 +29,7 @@ export interface NativeOps {
 }
 
 export interface NativeBinding {
-  /** Instruction sets this CPU runs, fastest first: 'avx512', 'avx2', 'baseline'. */
+  /** Instruction sets this CPU runs, fastest first: 'avx512-bf16', 'avx512', 'avx2', 'baseline'. */
   readonly isas: readonly string[];
   /** Whether the CPU has AVX512_BF16. */
   readonly bf16: boolean;

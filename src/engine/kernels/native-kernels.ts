@@ -1,4 +1,5 @@
 import { TroupeError } from '../../util/errors.js';
+import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { loadNativeBinding } from './native-binding.js';
 import { RopeTables } from './rope-table.js';
@@ -7,12 +8,15 @@ import type { Kernels } from './types.js';
 export interface NativeKernelOptions {
   /** 1 = the calling thread only; 2 = one helper thread for large matmuls. Default 2. */
   readonly threads?: 1 | 2;
-  /** Instruction set: 'auto' (the fastest this CPU has), 'avx512', 'avx2' or 'baseline'. */
+  /** Instruction set: 'auto' (the fastest this CPU has), 'avx512-bf16' (AVX-512 with vdpbf16ps
+   *  for the fast bf16 product), 'avx512', 'avx2' or 'baseline'. */
   readonly isa?: string;
   /** m*n*k from which a matmul uses both threads, and n*k for 1-3 row products; tests of the
    *  split set them to 0. Defaults: the addon's (native/src/gemm.h). */
   readonly parallelFrom?: number;
   readonly rowsParallelFrom?: number;
+  /** Products with bf16 weights (bf16-matmul-mode.ts); default TROUPE_BF16_MATMUL, else fast. */
+  readonly bf16Matmul?: Bf16MatmulMode;
 }
 
 export interface NativeKernels extends Kernels {
@@ -25,6 +29,7 @@ export interface NativeKernels extends Kernels {
 const TRANS_A = 1;
 const TRANS_B = 2;
 const ACCUMULATE = 4;
+const ROUND_A = 8;
 
 /**
  * The native CPU backend: C++ kernels (native/) for AVX-512, AVX2+FMA or plain x86-64,
@@ -56,6 +61,7 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
   return {
     name: `native-${isa}`,
     threads,
+    bf16Matmul: options.bf16Matmul ?? bf16MatmulFromEnv(),
     isa,
     dispose: async () => {},
     alloc: (length) => binding.alloc(length),
@@ -67,7 +73,7 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
     },
     matmulBf16(args) {
       checkMatmul(args, 'matmulBf16');
-      const flags = (args.transB ? TRANS_B : 0) | (args.accumulate ? ACCUMULATE : 0);
+      const flags = (args.transB ? TRANS_B : 0) | (args.accumulate ? ACCUMULATE : 0) | (args.roundA ? ROUND_A : 0);
       ops.matmulBf16(args.a, args.b, args.c, args.m, args.n, args.k, flags);
     },
     add(a, b, out) {

@@ -1,14 +1,17 @@
 import { checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
+import { roundToBf16 } from '../io/half-float.js';
+import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import type { Kernels, MatmulArgs, MatmulBf16Args } from './types.js';
 
 /**
  * Plain TypeScript kernels: straight loops with float64 accumulation, written to be
  * obviously correct rather than fast. The tests and the conformance suite trust these.
  */
-export function createReferenceKernels(): Kernels {
+export function createReferenceKernels(options: { bf16Matmul?: Bf16MatmulMode } = {}): Kernels {
   return {
     name: 'reference',
     threads: 1,
+    bf16Matmul: options.bf16Matmul ?? bf16MatmulFromEnv(),
     alloc: (length) => new Float32Array(length),
     free: () => {},
     matmul,
@@ -86,7 +89,9 @@ function widen(bits: number): number {
 
 function matmulBf16(args: MatmulBf16Args): void {
   checkMatmul(args, 'matmulBf16');
-  const { a, b, c, m, n, k, transB = false, accumulate = false } = args;
+  const { b, c, m, n, k, transB = false, accumulate = false } = args;
+  let a = args.a;
+  if (args.roundA) roundToBf16(a.subarray(0, m * k), (a = new Float32Array(m * k)));
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
       let sum = 0;

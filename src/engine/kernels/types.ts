@@ -11,6 +11,8 @@
  *   WebAssembly heap) so calls need no copies; any other Float32Array also works (copied).
  * Shapes are named in the argument lists: rows x cols.
  */
+import type { Bf16MatmulMode } from './bf16-matmul-mode.js';
+
 export interface MatmulArgs {
   /** m x k, or k x m when transA. */
   readonly a: Float32Array;
@@ -33,6 +35,9 @@ export interface MatmulArgs {
  * transB: b is n x k, c = a b^T (y = x W^T, a frozen linear layer's forward); otherwise b is
  * k x n, c = a b (dx = dy W, the backward through it). Widening is exact, so the result equals
  * `matmul` with b converted to float32 (to the summation-order rounding of that backend).
+ * roundA: a is first rounded to bf16 (roundToBf16 in io/half-float.ts: nearest even,
+ * subnormals to zero), so the result equals `matmul` of the rounded a and the widened b
+ * (the `fast` bf16 product, bf16-matmul-mode.ts; vdpbf16ps where the CPU has it).
  */
 export interface MatmulBf16Args {
   readonly a: Float32Array;
@@ -43,12 +48,15 @@ export interface MatmulBf16Args {
   readonly k: number;
   readonly transB?: boolean;
   readonly accumulate?: boolean;
+  readonly roundA?: boolean;
 }
 
 export interface Kernels {
   readonly name: string;
   /** Worker threads used for large matmuls (1 = the calling thread only). */
   readonly threads: number;
+  /** How weight-ops multiplies by bf16 weights: `fast` passes roundA (bf16-matmul-mode.ts). */
+  readonly bf16Matmul: Bf16MatmulMode;
 
   /** A Float32Array of `length` zeros in kernel memory, kept until `free`. */
   alloc(length: number): Float32Array;

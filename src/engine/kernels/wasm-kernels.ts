@@ -1,3 +1,4 @@
+import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { TroupeError } from '../../util/errors.js';
 import { CallArena } from './call-arena.js';
 import { checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
@@ -26,6 +27,8 @@ export interface WasmKernelOptions {
    * (MATVEC_SPLIT_DEFAULT); tests of the split set it low.
    */
   readonly matvecSplitFrom?: number;
+  /** Products with bf16 weights (bf16-matmul-mode.ts); default TROUPE_BF16_MATMUL, else fast. */
+  readonly bf16Matmul?: Bf16MatmulMode;
 }
 
 export interface WasmKernels extends Kernels {
@@ -94,6 +97,7 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
   return {
     name: `wasm-${simd}`,
     threads,
+    bf16Matmul: options.bf16Matmul ?? bf16MatmulFromEnv(),
     simd,
     heap,
     exports,

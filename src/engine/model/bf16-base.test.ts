@@ -13,6 +13,10 @@ import { llamaConfig } from './llama-config.js';
 import { LlamaModel } from './llama-model.js';
 import type { ScoringPair } from './scoring-plan.js';
 
+// Products of the bf16 weights in float32 (bf16-matmul-mode.ts): the float32 model of the
+// same rounded weights is then the exact definition.
+const EXACT = { bf16Matmul: 'exact' } as const;
+
 /**
  * A frozen base stored in bf16 computes the same function as a float32 model whose weights
  * are the same bf16-rounded values: in scoring, in decoding, and under LoRA training.
@@ -59,7 +63,7 @@ function pair(kernels: Kernels): { f32: LlamaModel; bf16: LlamaModel } {
 
 for (const backend of ['reference', 'wasm'] as const) {
   test(`${backend}: a bf16-stored base scores and decodes like the float32 model of the same rounded weights`, async () => {
-    const kernels = backend === 'reference' ? createReferenceKernels() : await createWasmKernels({ threads: 2, parallelThreshold: 1 });
+    const kernels = backend === 'reference' ? createReferenceKernels(EXACT) : await createWasmKernels({ threads: 2, parallelThreshold: 1, ...EXACT });
     const { f32, bf16 } = pair(kernels);
     assert.equal(bf16.baseDtype, 'bf16');
     assert.equal(bf16.parameters.get('model.layers.0.self_attn.q_proj.weight')!.dtype, 'bf16');
@@ -88,7 +92,7 @@ for (const backend of ['reference', 'wasm'] as const) {
 }
 
 test('LoRA on a bf16 base: gradients flow through the frozen bf16 weights into the adapter; only adapter weights change', () => {
-  const kernels = createReferenceKernels();
+  const kernels = createReferenceKernels(EXACT);
   const { f32, bf16 } = pair(kernels);
   f32.freezeBase();
   const before = new Map([...bf16.parameters].map(([n, t]) => [n, t.dtype === 'bf16' ? t.bits.slice() : t.data.slice()]));

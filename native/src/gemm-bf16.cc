@@ -1,0 +1,238 @@
+// The 'fast' bf16 product (MatmulBf16 with round_a) on AVX512_BF16: the activations are
+// rounded to bf16 (round to nearest even, subnormals to zero: what vcvtneps2bf16 does) and
+// multiplied with the bf16 weight by vdpbf16ps, which adds the two exact products of a k pair
+// to a float32 accumulator. Compiled with -mavx512bf16 and reached only through the
+// avx512-bf16 kernel table, which cpu.cc offers only when cpuid reports AVX512_BF16.
+//
+// Packed like the float32 path (gemm.cc), but in k pairs: an A strip holds, per pair, MR
+// 32-bit words (the two bf16 of a row); a B strip, per pair, NR words (the two bf16 of a
+// column) = two zmm registers. Tile 12 x 32: 24 accumulators, 2 B registers, 1 broadcast.
+#include <immintrin.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm-bf16.h"
+
+namespace troupe {
+namespace {
+
+constexpr int MR = 12, NR = 32;
+constexpr long KC = 256, MC = 192, NC = 1024;  // KC even: blocks start on a pair
+static_assert(KC % 32 == 0, "the B packing moves 16 pairs at a time");
+
+long ceil_to(long x, long step) { return (x + step - 1) / step * step; }
+
+inline uint32_t pair(uint16_t lo, uint16_t hi) { return lo | (static_cast<uint32_t>(hi) << 16); }
+
+uint32_t* scratch(long words) {
+  thread_local uint32_t* buffer = nullptr;
+  thread_local long capacity = 0;
+  if (words > capacity) {
+    free(buffer);
+    capacity = ceil_to(words, 16);
+    buffer = static_cast<uint32_t*>(aligned_alloc(64, capacity * 4));
+  }
+  return buffer;
+}
+
+// src[0:kc] rounded, pair p (src[2p] low, src[2p + 1] high, zero past kc) to out[p * stride].
+void round_pairs(const float* src, long kc, uint32_t* out, long stride) {
+  alignas(64) uint32_t tmp[16];
+  long p = 0;
+  for (; 2 * p + 32 <= kc; p += 16) {
+    __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + 2 * p + 16), _mm512_loadu_ps(src + 2 * p));
+    if (stride == 1) {
+      _mm512_storeu_si512(out + p, (__m512i)v);
+      continue;
+    }
+    _mm512_store_si512(tmp, (__m512i)v);
+    for (int q = 0; q < 16; q++) out[(p + q) * stride] = tmp[q];
+  }
+  for (; 2 * p < kc; p++) {
+    uint16_t hi = 2 * p + 1 < kc ? round_bf16_bits(src[2 * p + 1]) : 0;
+    out[p * stride] = pair(round_bf16_bits(src[2 * p]), hi);
+  }
+}
+
+// A[i0:i0+mc, p0:p0+kc] (row-major, k columns) rounded, as MR-row strips of pairs.
+void pack_a(const float* a, long k, long i0, long mc, long rows, long p0, long kc, uint32_t* out) {
+  const long kp = (kc + 1) / 2;
+  for (long ir = 0; ir < mc; ir += MR) {
+    uint32_t* strip = out + ir * kp;
+    for (int i = 0; i < MR; i++) {
+      long row = i0 + ir + i;
+      if (ir + i >= mc || row >= rows) {
+        for (long p = 0; p < kp; p++) strip[p * MR + i] = 0;
+      } else {
+        round_pairs(a + row * k + p0, kc, strip + i, MR);
+      }
+    }
+  }
+}
+
+// op(B)(p, j) = b[p * rs + j * cs]; one element of a pair, zero past the matrix.
+inline uint16_t b_at(const uint16_t* b, long rs, long cs, long p, long kend, long j, long cols) {
+  return p < kend && j < cols ? b[p * rs + j * cs] : 0;
+}
+
+// Transposes 16 rows of 16 words (r) into 16 columns, in place.
+inline void transpose16(__m512i r[16]) {
+  __m512i t[16], u[16];
+  for (int i = 0; i < 8; i++) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; i++) {
+    u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  // u[4i + q], 128-bit lane L, holds column 4L + q of rows 4i..4i+3.
+  for (int q = 0; q < 4; q++) {
+    __m512i v0 = _mm512_shuffle_i32x4(u[q], u[4 + q], 0x88), w0 = _mm512_shuffle_i32x4(u[q], u[4 + q], 0xDD);
+    __m512i v1 = _mm512_shuffle_i32x4(u[8 + q], u[12 + q], 0x88), w1 = _mm512_shuffle_i32x4(u[8 + q], u[12 + q], 0xDD);
+    r[q] = _mm512_shuffle_i32x4(v0, v1, 0x88);
+    r[8 + q] = _mm512_shuffle_i32x4(v0, v1, 0xDD);
+    r[4 + q] = _mm512_shuffle_i32x4(w0, w1, 0x88);
+    r[12 + q] = _mm512_shuffle_i32x4(w0, w1, 0xDD);
+  }
+}
+
+// op(B)[p0:p0+kc, j0:j0+nc] as NR-column strips of pairs. trans_b (B = W, n x k: y = x W^T):
+// a column's pair is two neighbours of a weight row, so 16 x 16 words are transposed at a
+// time; otherwise (B = W, k x n: dx = dy W) two weight rows are interleaved.
+void pack_b(const uint16_t* b, bool trans_b, long k, long n, long p0, long kc, long j0, long nc, uint32_t* out) {
+  const long kp = (kc + 1) / 2;
+  const long rs = trans_b ? 1 : n, cs = trans_b ? k : 1;
+  const __m512i lo_idx = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+  const __m512i hi_idx = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+  for (long jr = 0; jr < nc; jr += NR) {
+    uint32_t* strip = out + jr * kp;
+    const long j = j0 + jr;
+    const bool full = jr + NR <= nc && j + NR <= n;
+    long p = 0;
+    if (full && trans_b) {
+      for (; 2 * p + 32 <= kc; p += 16) {
+        for (int half = 0; half < 2; half++) {
+          __m512i r[16];
+          for (int q = 0; q < 16; q++) r[q] = _mm512_loadu_si512(b + (j + half * 16 + q) * k + p0 + 2 * p);
+          transpose16(r);
+          for (int q = 0; q < 16; q++) _mm512_store_si512(strip + (p + q) * NR + half * 16, r[q]);
+        }
+      }
+    } else if (full) {
+      for (; 2 * p + 2 <= kc; p++) {
+        const uint16_t* row = b + (p0 + 2 * p) * n + j;
+        __m512i x = _mm512_loadu_si512(row), y = _mm512_loadu_si512(row + n);
+        __m512i lo = _mm512_unpacklo_epi16(x, y), hi = _mm512_unpackhi_epi16(x, y);
+        _mm512_store_si512(strip + p * NR, _mm512_permutex2var_epi64(lo, lo_idx, hi));
+        _mm512_store_si512(strip + p * NR + 16, _mm512_permutex2var_epi64(lo, hi_idx, hi));
+      }
+    }
+    const long kend = p0 + kc;
+    for (; p < kp; p++) {
+      for (int c = 0; c < NR; c++) {
+        long jc = jr + c < nc ? j + c : n;  // columns past this block are zero too
+        strip[p * NR + c] = pair(b_at(b, rs, cs, p0 + 2 * p, kend, jc, n), b_at(b, rs, cs, p0 + 2 * p + 1, kend, jc, n));
+      }
+    }
+  }
+}
+
+void micro(long kp, const uint32_t* __restrict a, const uint32_t* __restrict b, float* c, long ldc, int mv, int nv,
+           bool add) {
+  __m512 acc[MR][2];
+#pragma GCC unroll 12
+  for (int i = 0; i < MR; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (long p = 0; p < kp; p++) {
+    __m512bh b0 = (__m512bh)_mm512_load_si512(b + p * NR), b1 = (__m512bh)_mm512_load_si512(b + p * NR + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++) {
+      __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[p * MR + i]));
+      acc[i][0] = _mm512_dpbf16_ps(acc[i][0], av, b0);
+      acc[i][1] = _mm512_dpbf16_ps(acc[i][1], av, b1);
+    }
+  }
+  if (mv == MR && nv == NR) {
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++) {
+      float* dst = c + i * ldc;
+      if (add) {
+        acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_loadu_ps(dst));
+        acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_loadu_ps(dst + 16));
+      }
+      _mm512_storeu_ps(dst, acc[i][0]);
+      _mm512_storeu_ps(dst + 16, acc[i][1]);
+    }
+    return;
+  }
+  alignas(64) float tile[MR * NR];
+  for (int i = 0; i < MR; i++) {
+    _mm512_store_ps(tile + i * NR, acc[i][0]);
+    _mm512_store_ps(tile + i * NR + 16, acc[i][1]);
+  }
+  for (int i = 0; i < mv; i++)
+    for (int j = 0; j < nv; j++) c[i * ldc + j] = add ? c[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+}
+
+}  // namespace
+
+void bf16dot_block(const GemmArgs& g, long i0, long i1, long j0, long j1) {
+  const long a_words = ceil_to(MC, MR) * (KC / 2);
+  uint32_t* packed_a = scratch(a_words + ceil_to(NC, NR) * (KC / 2));
+  uint32_t* packed_b = packed_a + a_words;
+  for (long jc = j0; jc < j1; jc += NC) {
+    long nc = j1 - jc < NC ? j1 - jc : NC;
+    for (long pc = 0; pc < g.k; pc += KC) {
+      long kc = g.k - pc < KC ? g.k - pc : KC, kp = (kc + 1) / 2;
+      bool add = g.accumulate || pc > 0;
+      pack_b(g.b16, g.trans_b, g.k, g.n, pc, kc, jc, nc, packed_b);
+      for (long ic = i0; ic < i1; ic += MC) {
+        long mc = i1 - ic < MC ? i1 - ic : MC;
+        pack_a(g.a, g.k, ic, mc, i1, pc, kc, packed_a);
+        for (long jr = 0; jr < nc; jr += NR) {
+          int nv = static_cast<int>(nc - jr < NR ? nc - jr : NR);
+          for (long ir = 0; ir < mc; ir += MR) {
+            int mv = static_cast<int>(mc - ir < MR ? mc - ir : MR);
+            micro(kp, packed_a + ir * kp, packed_b + jr * kp, g.c + (ic + ir) * g.n + jc + jr, g.n, mv, nv, add);
+          }
+        }
+      }
+    }
+  }
+}
+
+void bf16dot_rows_bt(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+  // The rounded rows of A once, then four weight rows at a time share each load of them.
+  const long kw = ceil_to(k, 32) / 2;  // words per rounded row, zero-padded to whole vectors
+  uint32_t* x = scratch(m * kw);
+  for (long i = 0; i < m; i++) {
+    round_pairs(a + i * k, k, x + i * kw, 1);
+    for (long p = (k + 1) / 2; p < kw; p++) x[i * kw + p] = 0;
+  }
+  const long full = k / 32 * 32;  // weights read in whole vectors up to here
+  for (long j = j0; j < j1; j++) {
+    const uint16_t* w = b + j * k;
+    for (long i = 0; i < m; i++) {
+      const uint32_t* xi = x + i * kw;
+      __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+      long p = 0;
+      for (; p + 64 <= full; p += 64) {
+        s0 = _mm512_dpbf16_ps(s0, (__m512bh)_mm512_load_si512(xi + p / 2), (__m512bh)_mm512_loadu_si512(w + p));
+        s1 = _mm512_dpbf16_ps(s1, (__m512bh)_mm512_load_si512(xi + p / 2 + 16), (__m512bh)_mm512_loadu_si512(w + p + 32));
+      }
+      for (; p < full; p += 32) {
+        s0 = _mm512_dpbf16_ps(s0, (__m512bh)_mm512_load_si512(xi + p / 2), (__m512bh)_mm512_loadu_si512(w + p));
+      }
+      if (p < k) {
+        __mmask32 mask = static_cast<__mmask32>((1ull << (k - p)) - 1);
+        s1 = _mm512_dpbf16_ps(s1, (__m512bh)_mm512_load_si512(xi + p / 2), (__m512bh)_mm512_maskz_loadu_epi16(mask, w + p));
+      }
+      float s = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+      c[i * n + j] = add ? c[i * n + j] + s : s;
+    }
+  }
+}
+
+}  // namespace troupe
