@@ -106,6 +106,24 @@ static void gemm_rounded_copy(const IsaKernels& K, const GemmArgs& g, const Gemm
   free(rounded);
 }
 
+// A product only a few columns wide (a LoRA rank: n = 16) fills half a register tile or
+// less, and its partial tiles go through a scalar copy. Computed as C^T = op(B)^T op(A)^T,
+// the narrow side becomes the rows and the tiles are full; C^T is then added or copied in.
+static bool narrow(const IsaKernels& K, const GemmArgs& g) {
+  return !g.b16 && g.n < K.nr && g.m >= 4 * K.nr;
+}
+
+static void gemm_transposed(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
+  float* t = static_cast<float*>(malloc(sizeof(float) * g.m * g.n));
+  GemmArgs swapped{g.b, g.a, nullptr, t, g.n, g.m, g.k, !g.trans_b, !g.trans_a, false, false};
+  gemm(K, swapped, split);
+  for (long i = 0; i < g.m; i++) {
+    float* row = g.c + i * g.n;
+    for (long j = 0; j < g.n; j++) row[j] = g.accumulate ? row[j] + t[j * g.m + i] : t[j * g.m + i];
+  }
+  free(t);
+}
+
 void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
   const int threads = split.threads;
   if (g.m == 0 || g.n == 0) return;
@@ -113,6 +131,7 @@ void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
     if (!g.accumulate) memset(g.c, 0, sizeof(float) * g.m * g.n);
     return;
   }
+  if (narrow(K, g)) return gemm_transposed(K, g, split);
   const bool few_rows = g.m < 4 && (!g.trans_a || g.m == 1);
   if (g.round_a && (!K.bf16dot_block || (few_rows && !g.trans_b))) return gemm_rounded_copy(K, g, split);
   // One to three rows of A (decoding): stream B once without packing. With m = 1, op(A) is

@@ -93,6 +93,23 @@ export function matmulConformance(kernels: () => Kernels): void {
     placer.freeAll();
   });
 
+  test('matmul: tall and narrow products (LoRA ranks: m >> n), all transposes and accumulate, vs reference', () => {
+    const k = kernels();
+    const rng = newRng('matmul-narrow');
+    let variant = 0;
+    for (const [m, n, kk] of [[300, 16, 37], [129, 5, 254], [1030, 16, 3], [260, 31, 300]] as const) {
+      for (let v = 0; v < 8; v++, variant++) {
+        const args = {
+          a: randomArray(rng, m * kk), b: randomArray(rng, kk * n), c: randomArray(rng, m * n),
+          m, n, k: kk, transA: (v & 1) === 1, transB: (v & 2) === 2, accumulate: (v & 4) === 4,
+        };
+        const { expected, bound } = expectMatmul(args);
+        k.matmul(args);
+        assertClose(args.c, expected, { rtol: 1e-5, atol: 1e-6, bound }, `m=${m} n=${n} k=${kk} variant ${v}`);
+      }
+    }
+  });
+
   test('matmul: shapes past the cache blocks (k > 256, n > 512) are correct and deterministic', () => {
     const k = kernels();
     const rng = newRng('matmul-large');
