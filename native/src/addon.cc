@@ -251,6 +251,23 @@ napi_value LogSoftmax(napi_env env, napi_callback_info info) {
   return c.undefined();
 }
 
+// logSoftmaxGatherBackward(logp, rows, vocab, targets: Int32Array, g): every target is
+// checked, so a wrong one cannot write outside its row.
+napi_value LogSoftmaxGatherBackward(napi_env env, napi_callback_info info) {
+  Call c(env, info, "logSoftmaxGatherBackward");
+  long rows = c.dim(1, "rows"), vocab = c.dim(2, "vocab");
+  float* x = c.f32(0, "logp", rows * vocab);
+  size_t ntargets = 0;
+  auto* targets = static_cast<const int32_t*>(c.typed(3, napi_int32_array, &ntargets, "targets"));
+  const float* g = c.f32(4, "g", rows);
+  if (c.ok && static_cast<long>(ntargets) < rows) c.fail("'targets' is shorter than rows");
+  for (long r = 0; c.ok && r < rows; r++) {
+    if (targets[r] < 0 || targets[r] >= vocab) c.fail("a target lies outside the vocabulary");
+  }
+  if (c.ok) c.instance->isa->log_softmax_gather_backward(x, rows, vocab, targets, g);
+  return c.undefined();
+}
+
 // adamw(param, grad, m, v, lr, beta1, beta2, eps, decayFactor, c1, c2): c1, c2 are the
 // reciprocal bias corrections, decayFactor = 1 - lr * weightDecay.
 napi_value Adamw(napi_env env, napi_callback_info info) {
@@ -453,6 +470,7 @@ napi_value Create(napi_env env, napi_callback_info info) {
   AddFunction(env, object, "swigluBackward", SwigluBackward, instance);
   AddFunction(env, object, "rope", Rope, instance);
   AddFunction(env, object, "logSoftmax", LogSoftmax, instance);
+  AddFunction(env, object, "logSoftmaxGatherBackward", LogSoftmaxGatherBackward, instance);
   AddFunction(env, object, "adamw", Adamw, instance);
   return object;
 }

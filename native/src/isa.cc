@@ -454,6 +454,17 @@ void log_softmax(float* x, long rows, long vocab) {
   }
 }
 
+void log_softmax_gather_backward(float* x, long rows, long vocab, const int32_t* targets, const float* g) {
+  for (long r = 0; r < rows; r++) {
+    float* row = x + r * vocab;
+    vf neg = splat(-g[r]);
+    long j = 0;
+    for (; j + VW <= vocab; j += VW) store(row + j, neg * vexp(load(row + j)));
+    if (j < vocab) store_tail(row + j, neg * vexp(load_tail(row + j, vocab - j, 0)), vocab - j);
+    row[targets[r]] += g[r];
+  }
+}
+
 // The four arrays never overlap (one parameter's own buffers): __restrict lets the compiler
 // vectorise without run-time overlap checks (it kept this loop scalar, 4 GB/s, without).
 void adamw(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v, long n,
@@ -476,7 +487,8 @@ extern const IsaKernels TROUPE_CAT(kIsa, TROUPE_ISA_NAME) = {
     TROUPE_NS::rows_b_bf16, TROUPE_NS::rows_bt, TROUPE_NS::rows_b,
     TROUPE_NS::add, TROUPE_NS::mul, TROUPE_NS::axpy, TROUPE_NS::sum_squares, TROUPE_NS::rms_norm,
     TROUPE_NS::rms_norm_backward, TROUPE_NS::causal_softmax, TROUPE_NS::causal_softmax_backward,
-    TROUPE_NS::swiglu, TROUPE_NS::swiglu_backward, TROUPE_NS::rope, TROUPE_NS::log_softmax, TROUPE_NS::adamw,
+    TROUPE_NS::swiglu, TROUPE_NS::swiglu_backward, TROUPE_NS::rope, TROUPE_NS::log_softmax,
+    TROUPE_NS::log_softmax_gather_backward, TROUPE_NS::adamw,
     nullptr, nullptr,  // bf16dot_*: only the avx512-bf16 table (cpu.cc)
 };
 

@@ -49,6 +49,8 @@ struct IsaKernels {
   void (*rope)(float* x, const int32_t* positions, const float* cos, const float* sin, long tokens, long heads,
                long head_dim, float sign);
   void (*log_softmax)(float* x, long rows, long vocab);
+  // x (log-probs) becomes g[r] * (onehot(targets[r]) - exp(x)) row by row, in place.
+  void (*log_softmax_gather_backward)(float* x, long rows, long vocab, const int32_t* targets, const float* g);
   void (*adamw)(float* p, const float* g, float* m, float* v, long n, float lr, float beta1, float beta2, float eps,
                 float decay, float c1, float c2);
 

@@ -57,12 +57,7 @@ export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLik
       const r1 = Math.min(rows, r0 + chunk);
       chunkLogp(r0, r1, dl);
       // d logits[i] = g[i] * (onehot(target[i]) - softmax(logits[i])), in place over logp.
-      for (let i = r0; i < r1; i++) {
-        const gi = g[i]!;
-        const base = (i - r0) * vocab;
-        for (let j = base; j < base + vocab; j++) dl[j] = -gi * Math.exp(dl[j]!);
-        dl[base + target[i]!] = dl[base + target[i]!]! + gi;
-      }
+      k.logSoftmaxGatherBackward(dl, r1 - r0, vocab, target.subarray(r0, r1), g.subarray(r0, r1));
       const dlChunk = dl.subarray(0, (r1 - r0) * vocab);
       if (dx) weightMatmul(k, { a: dlChunk, w, c: dx.grad.subarray(r0 * hidden, r1 * hidden), m: r1 - r0, n: hidden, k: vocab, accumulate: dx.accumulate });
       if (w.requiresGrad) {

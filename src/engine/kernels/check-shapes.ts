@@ -67,6 +67,18 @@ export function checkRows(op: string, name: string, array: Float32Array, rows: n
   checkLength(op, name, array, rows * cols);
 }
 
+/** logSoftmaxGatherBackward's arguments: rows x vocab log-probs, a target in range and a g per row. */
+export function checkGatherBackward(logp: Float32Array, rows: number, vocab: number, targets: Int32Array, g: Float32Array): void {
+  const op = 'logSoftmaxGatherBackward';
+  checkRows(op, 'logp', logp, rows, vocab);
+  checkLength(op, 'targets', targets, rows);
+  checkLength(op, 'g', g, rows);
+  for (let i = 0; i < rows; i++) {
+    const t = targets[i]!;
+    if (!(t >= 0 && t < vocab)) throw new TroupeError('engine', `${op}: target ${t} of row ${i} is outside the vocabulary 0..${vocab - 1}`);
+  }
+}
+
 export function checkSameLength(op: string, arrays: Record<string, ArrayLike<number>>): number {
   let length = -1;
   for (const name in arrays) {

@@ -217,6 +217,30 @@ export function opsConformance(kernels: () => Kernels): void {
     });
   });
 
+  test('logSoftmaxGatherBackward: hand row, random odd vocab vs reference, a target outside the vocabulary is refused', () => {
+    const k = kernels();
+    const hand = new Float32Array([Math.log(0.25), Math.log(0.75), Math.log(0.5), Math.log(0.5)]);
+    k.logSoftmaxGatherBackward(hand, 2, 2, new Int32Array([1, 0]), new Float32Array([2, -1]));
+    assertClose(hand, [-0.5, 0.5, -0.5, 0.5], { rtol: 1e-6, atol: 1e-7 }, 'hand logSoftmaxGatherBackward');
+    const rng = newRng('logsoftmax-gather-backward');
+    ODD_SIZES.forEach((vocab, v) => {
+      const rows = 3;
+      const logp = randomArray(rng, rows * vocab, 10);
+      reference.logSoftmax(logp, rows, vocab);
+      const targets = Int32Array.from({ length: rows }, (_, r) => (r * 7 + v) % vocab);
+      const g = randomArray(rng, rows);
+      const placer = new Placer(k);
+      const mine = placer.place(logp, PLACEMENTS[v % PLACEMENTS.length]!);
+      const theirs = logp.slice();
+      k.logSoftmaxGatherBackward(mine, rows, vocab, targets, g);
+      reference.logSoftmaxGatherBackward(theirs, rows, vocab, targets, g);
+      assertClose(mine, theirs, { rtol: 2e-6, atol: 2e-7 }, `logSoftmaxGatherBackward vocab=${vocab}`);
+      placer.freeAll();
+    });
+    assert.throws(() => k.logSoftmaxGatherBackward(new Float32Array(4), 2, 2, new Int32Array([0, 2]), new Float32Array(2)),
+      /logSoftmaxGatherBackward: target 2 of row 1 is outside the vocabulary 0\.\.1/);
+  });
+
   test('adamw matches the scalar formula over several steps', () => {
     const k = kernels();
     const rng = newRng('adamw');

@@ -23,6 +23,7 @@ export interface NativeOps {
   /** cos/sin: [position][headDim / 2]; sign -1 rotates backwards. */
   rope(x: Float32Array, positions: Int32Array, cos: Float32Array, sin: Float32Array, tokens: number, heads: number, headDim: number, sign: number): void;
   logSoftmax(logits: Float32Array, rows: number, vocab: number): void;
+  logSoftmaxGatherBackward(logp: Float32Array, rows: number, vocab: number, targets: Int32Array, g: Float32Array): void;
   /** c1, c2: reciprocal bias corrections; decay = 1 - lr * weightDecay. */
   adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array,
     lr: number, beta1: number, beta2: number, eps: number, decay: number, c1: number, c2: number): void;

@@ -1,6 +1,6 @@
 import { TroupeError } from '../../util/errors.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
-import { checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
+import { checkGatherBackward, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { loadNativeBinding } from './native-binding.js';
 import { RopeTables } from './rope-table.js';
 import type { Kernels } from './types.js';
@@ -124,6 +124,10 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
     logSoftmax(logits, rows, vocab) {
       checkRows('logSoftmax', 'logits', logits, rows, vocab);
       ops.logSoftmax(logits, rows, vocab);
+    },
+    logSoftmaxGatherBackward(logp, rows, vocab, targets, g) {
+      checkGatherBackward(logp, rows, vocab, targets, g);
+      ops.logSoftmaxGatherBackward(logp, rows, vocab, targets, g);
     },
     adamw(param, grad, m, v, o) {
       checkSameLength('adamw', { param, grad, m, v });

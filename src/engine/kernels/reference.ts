@@ -1,4 +1,4 @@
-import { checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
+import { checkGatherBackward, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { roundToBf16 } from '../io/half-float.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import type { Kernels, MatmulArgs, MatmulBf16Args } from './types.js';
@@ -58,6 +58,7 @@ export function createReferenceKernels(options: { bf16Matmul?: Bf16MatmulMode } 
     },
     rope,
     logSoftmax,
+    logSoftmaxGatherBackward,
     adamw,
   };
 }
@@ -173,6 +174,17 @@ function rope(x: Float32Array, positions: Int32Array, tokens: number, heads: num
         x[base + i + half] = x1 * cos + x0 * sin;
       }
     }
+  }
+}
+
+/** Plain loops (also the WASM backend's: one pass of exp, no product to speed up). */
+export function logSoftmaxGatherBackward(logp: Float32Array, rows: number, vocab: number, targets: Int32Array, g: Float32Array): void {
+  checkGatherBackward(logp, rows, vocab, targets, g);
+  for (let r = 0; r < rows; r++) {
+    const base = r * vocab;
+    const gr = g[r]!;
+    for (let j = base; j < base + vocab; j++) logp[j] = -gr * Math.exp(logp[j]!);
+    logp[base + targets[r]!] = logp[base + targets[r]!]! + gr;
   }
 }
 

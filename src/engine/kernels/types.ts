@@ -110,6 +110,12 @@ export interface Kernels {
    * nothing; gather the target entries yourself.
    */
   logSoftmax(logits: Float32Array, rows: number, vocab: number): void;
+  /**
+   * The backward of gathering log-probs from a log-softmax, in place: logp (rows x vocab,
+   * from logSoftmax) becomes d loss / d logits, row i = g[i] * (onehot(targets[i]) -
+   * exp(logp[i])), for the gradient g[i] of the gathered log-prob of row i.
+   */
+  logSoftmaxGatherBackward(logp: Float32Array, rows: number, vocab: number, targets: Int32Array, g: Float32Array): void;
 
   /**
    * One AdamW step over a flat parameter array (decoupled weight decay). step is 1-based

@@ -1,3 +1,4 @@
+import { logSoftmaxGatherBackward } from './reference.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { TroupeError } from '../../util/errors.js';
 import { CallArena } from './call-arena.js';
@@ -154,6 +155,7 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
       call(() => exports.rope(ptr(x, tokens * heads * headDim, true), arena.ptr(positions, tokens, false),
         table.cos.byteOffset, table.sin.byteOffset, tokens, heads, headDim, inverse ? -1 : 1));
     },
+    logSoftmaxGatherBackward,
     logSoftmax(logits, rows, vocab) {
       checkRows('logSoftmax', 'logits', logits, rows, vocab);
       if (rows === 0 || vocab === 0) return;
