@@ -11,13 +11,14 @@ export interface LoraPair {
 }
 
 /**
- * y = x W^T (+ bias) + scale (x A^T) B^T in one op, for x (N, in), W (out, in), A (r, in),
+ * y = x W^T (+ bias) + (scale x A^T) B^T in one op, for x (N, in), W (out, in), A (r, in),
  * B (out, r). Written as linear + linear + linear + addScaled it would keep three (N, out)
- * arrays per projection until the step ends; this keeps the output and x A^T (N, r) only,
- * which halves the activations of LoRA training ((N, out) temporaries live for one call).
- * It runs the same kernel calls in the same order as those four ops, so results are
- * bit-identical to them. Backward, with g = scale dy and t = g B: dB += g^T (x A^T),
- * dA += t^T x, dx += t A + dy W, dW += dy^T x (when W trains). W may be bf16.
+ * arrays per projection until the step ends; this keeps the output and s = scale x A^T (N, r)
+ * only, and adds s B^T straight onto y: no (N, out) temporary and no extra pass over one,
+ * forward or backward. The same sums as those four ops to rounding (the factor is applied to
+ * x A^T, and s B^T is added inside the matmul). Backward, with
+ * t = scale dy B: dB += dy^T s, dA += t^T x, dx += t A + dy W, dW += dy^T x (when W trains).
+ * W may be bf16.
  */
 export function loraLinear(tape: Tape, x: Tensor, w: Tensor, bias: Tensor | undefined, lora: LoraPair): Tensor {
   const [n, inF] = asMatrix('loraLinear', 'x', x);
@@ -34,20 +35,16 @@ export function loraLinear(tape: Tape, x: Tensor, w: Tensor, bias: Tensor | unde
   const y = tape.output([...x.shape.slice(0, -1), outF], bias ? [x, w, a, b, bias] : [x, w, a, b]);
   if (bias) for (let row = 0; row < n; row++) y.data.set(bias.data, row * outF);
   weightMatmul(k, { a: x.data, w, c: y.data, m: n, n: outF, k: inF, transB: true, accumulate: bias !== undefined });
-  const down = tape.scratch(n * r); // x A^T (N, r): kept for dB
+  const down = tape.scratch(n * r); // s = scale x A^T (N, r): kept for dB
   k.matmul({ a: x.data, b: a.data, c: down, m: n, n: r, k: inF, transB: true });
-  const up = tape.temp(n * outF);
-  k.matmul({ a: down, b: b.data, c: up, m: n, n: outF, k: r, transB: true });
-  k.axpy(scale, up, y.data);
-  tape.release(up);
+  scaleInPlace(down, scale);
+  k.matmul({ a: down, b: b.data, c: y.data, m: n, n: outF, k: r, transB: true, accumulate: true });
   tape.onBackward(y, () => {
     const dy = y.grad!;
-    const g = tape.temp(n * outF, true);
-    k.axpy(scale, dy, g);
-    const t = tape.temp(n * r); // g B (N, r)
-    k.matmul({ a: g, b: b.data, c: t, m: n, n: r, k: outF });
-    if (b.requiresGrad) k.matmul({ a: g, b: down, c: tape.gradOf(b), m: outF, n: r, k: n, transA: true, accumulate: true });
-    tape.release(g);
+    const t = tape.temp(n * r); // scale dy B (N, r)
+    k.matmul({ a: dy, b: b.data, c: t, m: n, n: r, k: outF });
+    scaleInPlace(t, scale);
+    if (b.requiresGrad) k.matmul({ a: dy, b: down, c: tape.gradOf(b), m: outF, n: r, k: n, transA: true, accumulate: true });
     if (a.requiresGrad) k.matmul({ a: t, b: x.data, c: tape.gradOf(a), m: r, n: inF, k: n, transA: true, accumulate: true });
     if (x.requiresGrad) {
       const dx = tape.gradSink(x);
@@ -64,4 +61,10 @@ export function loraLinear(tape: Tape, x: Tensor, w: Tensor, bias: Tensor | unde
     if (w.requiresGrad) k.matmul({ a: dy, b: x.data, c: tape.gradOf(w), m: outF, n: inF, k: n, transA: true, accumulate: true });
   });
   return y;
+}
+
+/** x *= factor over an (N, r) array: r is small, so a plain loop beats a kernel call. */
+function scaleInPlace(x: Float32Array, factor: number): void {
+  if (factor === 1) return;
+  for (let i = 0; i < x.length; i++) x[i] = x[i]! * factor;
 }

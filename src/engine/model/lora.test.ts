@@ -81,7 +81,9 @@ test('with a frozen base only the adapter gets gradients, and they match finite 
   const params = model.trainableParameters('a');
   const errors = gradCheck({ kernels, inputs: [...params.values()], build: (tape) => model.tokenLogprobs(tape, pairs, { adapter: 'a' }).logprobs, maxElements: 12, eps: 5e-3 });
   const names = [...params.keys()];
-  errors.forEach((e, i) => assert.ok(e < 1e-3, `${names[i]}: relative error ${e}`));
+  // Float32 finite differences: the worst element sits near 1e-3 from rounding noise alone
+  // (8.7e-4 or 1.0e-3 depending on where loraLinear applies the scale); a wrong gradient is O(1).
+  errors.forEach((e, i) => assert.ok(e < 2e-3, `${names[i]}: relative error ${e}`));
   for (const t of model.parameters.values()) assert.equal(t.grad, null);
   assert.equal(model.trainableParameters().size, 0);
   assert.ok([...params.values()].every((t) => t.grad && kernels.sumSquares(t.grad) > 0));
