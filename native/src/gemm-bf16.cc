@@ -24,16 +24,7 @@ long ceil_to(long x, long step) { return (x + step - 1) / step * step; }
 
 inline uint32_t pair(uint16_t lo, uint16_t hi) { return lo | (static_cast<uint32_t>(hi) << 16); }
 
-uint32_t* scratch(long words) {
-  thread_local uint32_t* buffer = nullptr;
-  thread_local long capacity = 0;
-  if (words > capacity) {
-    free(buffer);
-    capacity = ceil_to(words, 16);
-    buffer = static_cast<uint32_t*>(aligned_alloc(64, capacity * 4));
-  }
-  return buffer;
-}
+uint32_t* scratch(long words) { return static_cast<uint32_t*>(thread_scratch(words * 4)); }
 
 // src[0:kc] rounded, pair p (src[2p] low, src[2p + 1] high, zero past kc) to out[p * stride].
 void round_pairs(const float* src, long kc, uint32_t* out, long stride) {
@@ -179,9 +170,17 @@ void micro(long kp, const uint32_t* __restrict a, const uint32_t* __restrict b, 
 }  // namespace
 
 void bf16dot_block(const GemmArgs& g, long i0, long i1, long j0, long j1) {
-  const long a_words = ceil_to(MC, MR) * (KC / 2);
+  // Wider than one column block (the tied head: 151936), A would be rounded and packed again
+  // for every block of B; then all of it is packed once (while that fits in 16 MB), a kc
+  // block after another.
+  const long rows_pad = ceil_to(i1 - i0, MR), blocks = (g.k + KC - 1) / KC, block_words = rows_pad * (KC / 2);
+  const bool prepack = j1 - j0 > NC && block_words * blocks <= (1L << 22);
+  const long a_words = prepack ? block_words * blocks : ceil_to(MC, MR) * (KC / 2);
   uint32_t* packed_a = scratch(a_words + ceil_to(NC, NR) * (KC / 2));
   uint32_t* packed_b = packed_a + a_words;
+  for (long pc = 0; prepack && pc < g.k; pc += KC) {
+    pack_a(g.a, g.k, i0, i1 - i0, i1, pc, g.k - pc < KC ? g.k - pc : KC, packed_a + pc / KC * block_words);
+  }
   for (long jc = j0; jc < j1; jc += NC) {
     long nc = j1 - jc < NC ? j1 - jc : NC;
     for (long pc = 0; pc < g.k; pc += KC) {
@@ -190,17 +189,39 @@ void bf16dot_block(const GemmArgs& g, long i0, long i1, long j0, long j1) {
       pack_b(g.b16, g.trans_b, g.k, g.n, pc, kc, jc, nc, packed_b);
       for (long ic = i0; ic < i1; ic += MC) {
         long mc = i1 - ic < MC ? i1 - ic : MC;
-        pack_a(g.a, g.k, ic, mc, i1, pc, kc, packed_a);
+        const uint32_t* a_block = packed_a;
+        if (prepack) a_block += pc / KC * block_words + (ic - i0) * kp;
+        else pack_a(g.a, g.k, ic, mc, i1, pc, kc, packed_a);
         for (long jr = 0; jr < nc; jr += NR) {
           int nv = static_cast<int>(nc - jr < NR ? nc - jr : NR);
           for (long ir = 0; ir < mc; ir += MR) {
             int mv = static_cast<int>(mc - ir < MR ? mc - ir : MR);
-            micro(kp, packed_a + ir * kp, packed_b + jr * kp, g.c + (ic + ir) * g.n + jc + jr, g.n, mv, nv, add);
+            micro(kp, a_block + ir * kp, packed_b + jr * kp, g.c + (ic + ir) * g.n + jc + jr, g.n, mv, nv, add);
           }
         }
       }
     }
   }
+}
+
+// R weight rows (k apart) against one rounded activation row xi (zero-padded to whole
+// vectors): R streams at once, and each load of xi serves all of them.
+template <int R>
+inline void dot_rows(const uint32_t* xi, const uint16_t* w, long k, float* out) {
+  __m512 s[R];
+  for (int q = 0; q < R; q++) s[q] = _mm512_setzero_ps();
+  const long full = k / 32 * 32;
+  long p = 0;
+  for (; p < full; p += 32) {
+    __m512bh xv = (__m512bh)_mm512_load_si512(xi + p / 2);
+    for (int q = 0; q < R; q++) s[q] = _mm512_dpbf16_ps(s[q], xv, (__m512bh)_mm512_loadu_si512(w + q * k + p));
+  }
+  if (p < k) {
+    __mmask32 mask = static_cast<__mmask32>((1ull << (k - p)) - 1);
+    __m512bh xv = (__m512bh)_mm512_load_si512(xi + p / 2);
+    for (int q = 0; q < R; q++) s[q] = _mm512_dpbf16_ps(s[q], xv, (__m512bh)_mm512_maskz_loadu_epi16(mask, w + q * k + p));
+  }
+  for (int q = 0; q < R; q++) out[q] = _mm512_reduce_add_ps(s[q]);
 }
 
 void bf16dot_rows_bt(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
@@ -211,27 +232,15 @@ void bf16dot_rows_bt(const float* a, const uint16_t* b, float* c, long m, long n
     round_pairs(a + i * k, k, x + i * kw, 1);
     for (long p = (k + 1) / 2; p < kw; p++) x[i * kw + p] = 0;
   }
-  const long full = k / 32 * 32;  // weights read in whole vectors up to here
-  for (long j = j0; j < j1; j++) {
-    const uint16_t* w = b + j * k;
+  float r[4];
+  for (long j = j0; j < j1;) {
+    const int rows = j + 4 <= j1 ? 4 : 1;
     for (long i = 0; i < m; i++) {
-      const uint32_t* xi = x + i * kw;
-      __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-      long p = 0;
-      for (; p + 64 <= full; p += 64) {
-        s0 = _mm512_dpbf16_ps(s0, (__m512bh)_mm512_load_si512(xi + p / 2), (__m512bh)_mm512_loadu_si512(w + p));
-        s1 = _mm512_dpbf16_ps(s1, (__m512bh)_mm512_load_si512(xi + p / 2 + 16), (__m512bh)_mm512_loadu_si512(w + p + 32));
-      }
-      for (; p < full; p += 32) {
-        s0 = _mm512_dpbf16_ps(s0, (__m512bh)_mm512_load_si512(xi + p / 2), (__m512bh)_mm512_loadu_si512(w + p));
-      }
-      if (p < k) {
-        __mmask32 mask = static_cast<__mmask32>((1ull << (k - p)) - 1);
-        s1 = _mm512_dpbf16_ps(s1, (__m512bh)_mm512_load_si512(xi + p / 2), (__m512bh)_mm512_maskz_loadu_epi16(mask, w + p));
-      }
-      float s = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-      c[i * n + j] = add ? c[i * n + j] + s : s;
+      if (rows == 4) dot_rows<4>(x + i * kw, b + j * k, k, r);
+      else dot_rows<1>(x + i * kw, b + j * k, k, r);
+      for (int q = 0; q < rows; q++) c[i * n + j + q] = add ? c[i * n + j + q] + r[q] : r[q];
     }
+    j += rows;
   }
 }
 

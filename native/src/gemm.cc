@@ -10,17 +10,7 @@ namespace {
 
 long ceil_to(long x, long step) { return (x + step - 1) / step * step; }
 
-// Packing buffers of the calling thread, 64-byte aligned, kept for the thread's life.
-float* scratch(long floats) {
-  thread_local float* buffer = nullptr;
-  thread_local long capacity = 0;
-  if (floats > capacity) {
-    free(buffer);
-    capacity = ceil_to(floats, 16);
-    buffer = static_cast<float*>(aligned_alloc(64, capacity * sizeof(float)));
-  }
-  return buffer;
-}
+float* scratch(long floats) { return static_cast<float*>(thread_scratch(floats * sizeof(float))); }
 
 // The packed Goto/BLIS loop over C[i0:i1, j0:j1]: B blocks of kc x nc (shared by the row
 // blocks), A blocks of mc x kc, micro-kernel tiles mr x nr. The k blocks run in order and
@@ -89,6 +79,17 @@ long chunk_size(long extent, long tile, long wanted) {
 }
 
 }  // namespace
+
+void* thread_scratch(long bytes) {
+  thread_local void* buffer = nullptr;
+  thread_local long capacity = 0;
+  if (bytes > capacity) {
+    free(buffer);
+    capacity = ceil_to(bytes, 64);
+    buffer = aligned_alloc(64, capacity);
+  }
+  return buffer;
+}
 
 // round_a without a vdpbf16ps kernel for the case: the widening kernels on a rounded copy of
 // A compute the same bf16 x bf16 products (only the summation order differs).

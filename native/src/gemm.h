@@ -44,6 +44,10 @@ constexpr long kDefaultParallelFrom = 1L << 19;
 // n * k from which a few-row product is split by columns.
 constexpr long kDefaultRowsParallelFrom = 1L << 17;
 
+// Packing buffers of the calling thread: 64-byte aligned, kept for the thread's life, reused
+// by every product it runs (gemm.cc and gemm-bf16.cc; their uses never nest).
+void* thread_scratch(long bytes);
+
 // Every output element is summed in the same order however the work is split, so the
 // result is bit-identical for every thread count.
 void gemm(const IsaKernels& isa, const GemmArgs& args, const GemmSplit& split);

@@ -101,7 +101,7 @@ export function matmulBf16Conformance(kernels: () => Kernels): void {
     const rng = newRng('matmul-bf16');
     let variant = 0;
     for (const m of [1, 2, 3, 5, 17, 70]) {
-      for (const [n, kk] of [[1, 1], [3, 5], [17, 33], [65, 20], [9, 300], [530, 40], [100, 301], [64, 600]] as const) {
+      for (const [n, kk] of [[1, 1], [3, 5], [17, 33], [65, 20], [9, 300], [530, 40], [100, 301], [64, 600], [1100, 70]] as const) {
         const transB = (variant & 1) === 1;
         const accumulate = (variant & 2) === 2;
         const roundA = (variant % 3) !== 0;
