@@ -62,16 +62,27 @@ function argmax(row: Float32Array): number {
   return best;
 }
 
-/** TROUPE_PROFILE=1: the kernel time of a stage's timed part, by op (profile-kernels.ts). */
+/** TROUPE_PROFILE=1 (wall) or cpu: the kernel time of a stage's timed part, by op (profile-kernels.ts). */
 interface StageProfile {
   start(): void;
-  end(stage: string, totalMs: number): void;
+  end(stage: string, wallMs: number): void;
 }
 
-function stageProfile(profiled: ProfiledKernels, progress: (line: string) => void): StageProfile {
+function stageProfile(profiled: ProfiledKernels, cpuClock: boolean, progress: (line: string) => void): StageProfile {
+  const cpuMs = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  let cpuStart = 0;
   return {
-    start: () => profiled.reset(),
-    end: (stage, totalMs) => progress(`profile of ${stage} (${totalMs.toFixed(0)} ms):\n${profiled.table(totalMs)}`),
+    start: () => {
+      profiled.reset();
+      cpuStart = cpuMs();
+    },
+    end: (stage, wallMs) => {
+      const total = cpuClock ? cpuMs() - cpuStart : wallMs;
+      progress(`profile of ${stage} (${total.toFixed(0)} ms ${cpuClock ? 'CPU' : 'wall'}):\n${profiled.table(total)}`);
+    },
   };
 }
 
@@ -156,8 +167,9 @@ export async function benchModel(idOrFolder: string, options: ModelBenchOptions 
   const threads = options.threads ?? threadsFromEnv();
   // Its own kernels (not the process-wide ones), so they can be disposed at the end.
   const own = backend === 'native' ? await createNativeKernels({ threads }) : await createWasmKernels({ threads });
-  const profiled = process.env.TROUPE_PROFILE === '1' ? profileKernels(own) : undefined;
-  const profile = profiled && stageProfile(profiled, progress);
+  const profileMode = process.env.TROUPE_PROFILE;
+  const profiled = profileMode === '1' || profileMode === 'cpu' ? profileKernels(own, profileMode === 'cpu' ? 'cpu' : 'wall') : undefined;
+  const profile = profiled && stageProfile(profiled, profileMode === 'cpu', progress);
   const kernels = profiled?.kernels ?? own;
   const loadStart = performance.now();
   const { model } = loadModel(kernels, folder, { frozen: true });

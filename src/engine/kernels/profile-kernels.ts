@@ -1,7 +1,7 @@
 /**
- * Opt-in timing of every kernel call (TROUPE_PROFILE=1 in `troupe bench model`): wraps a
- * Kernels object so each call adds its wall time to a row keyed by the op and, for matmuls,
- * its shape and transposition. What the rows do not cover (the JavaScript between the calls)
+ * Opt-in timing of every kernel call (TROUPE_PROFILE=1, or =cpu for CPU time, in `troupe
+ * bench model`): wraps a Kernels object so each call adds its time to a row keyed by the op
+ * and, for matmuls, its shape and transposition. What the rows do not cover (the JavaScript between the calls)
  * is the caller's total minus their sum.
  *
  *   const profiled = profileKernels(kernels);
@@ -35,7 +35,15 @@ function matmulKey(op: string, args: MatmulArgs | MatmulBf16Args): string {
   return `${op} ${transA}${transB} m=${args.m} n=${args.n} k=${args.k}`;
 }
 
-export function profileKernels(inner: Kernels): ProfiledKernels {
+/**
+ * `clock: 'cpu'` times calls in CPU time of the whole process (process.cpuUsage): on one
+ * thread (TROUPE_THREADS=1) that is the call's own cost, whatever else the machine runs.
+ */
+export function profileKernels(inner: Kernels, clock: 'wall' | 'cpu' = 'wall'): ProfiledKernels {
+  const now = clock === 'wall' ? () => performance.now() : () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   const rows = new Map<string, ProfileRow>();
   const add = (key: string, ms: number, flop: number): void => {
     let row = rows.get(key);
@@ -53,13 +61,13 @@ export function profileKernels(inner: Kernels): ProfiledKernels {
     }
     const fn = value as (...args: unknown[]) => unknown;
     wrapped[name] = (...args: unknown[]): unknown => {
-      const start = performance.now();
+      const start = now();
       const result = fn.apply(inner, args);
-      const ms = performance.now() - start;
+      const ms = now() - start;
       if (name === 'matmul' || name === 'matmulBf16') {
         const m = args[0] as MatmulArgs;
         add(matmulKey(name, m), ms, 2 * m.m * m.n * m.k);
-      } else if (name !== 'alloc' && name !== 'free') {
+      } else {
         add(name, ms, 0);
       }
       return result;
