@@ -45,19 +45,16 @@ void round_pairs(const float* src, long kc, uint32_t* out, long stride) {
   }
 }
 
-// A[i0:i0+mc, p0:p0+kc] (row-major, k columns) rounded, as MR-row strips of pairs.
+// A[i0:i0+mc, p0:p0+kc] (row-major, k columns) rounded, as MR-row strips of pairs; strip
+// rows past mc or past the matrix are zero.
 void pack_a(const float* a, long k, long i0, long mc, long rows, long p0, long kc, uint32_t* out) {
   const long kp = (kc + 1) / 2;
   for (long ir = 0; ir < mc; ir += MR) {
     uint32_t* strip = out + ir * kp;
-    for (int i = 0; i < MR; i++) {
-      long row = i0 + ir + i;
-      if (ir + i >= mc || row >= rows) {
-        for (long p = 0; p < kp; p++) strip[p * MR + i] = 0;
-      } else {
-        round_pairs(a + row * k + p0, kc, strip + i, MR);
-      }
-    }
+    const long last = mc < rows - i0 ? mc : rows - i0;  // rows of this block inside the matrix
+    const long valid = last - ir < 0 ? 0 : last - ir < MR ? last - ir : MR;
+    for (long i = 0; i < valid; i++) round_pairs(a + (i0 + ir + i) * k + p0, kc, strip + i, MR);
+    for (long p = 0; valid < MR && p < kp; p++) memset(strip + p * MR + valid, 0, (MR - valid) * 4);
   }
 }
 
