@@ -13,6 +13,7 @@ test('bench model measures a sharded bf16 Qwen3 checkpoint on the backend asked 
   assert.equal(r.backend, 'wasm');
   assert.equal(r.threads, 1);
   assert.equal(r.base_dtype, 'bf16+f32', 'the frozen base keeps its 2-D weights in bf16, norms in float32');
+  assert.match(r.bf16_matmul, /^(fast|exact)$/, 'the JSON says how the bf16 base was multiplied');
   for (const key of ['decode_b1_tok_s', 'decode_b16_tok_s', 'prefill_tok_s', 'lora_train_tok_s', 'peak_rss_mb'] as const) {
     assert.ok(Number.isFinite(r[key]) && r[key] > 0, `${key} is a positive number, got ${r[key]}`);
   }

@@ -34,6 +34,8 @@ export interface ModelBenchResult {
   readonly threads: number;
   readonly parameters: number;
   readonly base_dtype: string;
+  /** How the bf16 base was multiplied (engine.bf16_matmul / TROUPE_BF16_MATMUL): fast or exact. */
+  readonly bf16_matmul: string;
   readonly load_s: number;
   readonly decode_b1_tok_s: number;
   readonly decode_b16_tok_s: number;
@@ -196,6 +198,7 @@ export async function benchModel(idOrFolder: string, options: ModelBenchOptions 
       threads: kernels.threads,
       parameters: model.parameterCount(),
       base_dtype: [...dtypes].join('+'),
+      bf16_matmul: kernels.bf16Matmul,
       load_s: round(load_s, 2),
       decode_b1_tok_s,
       decode_b16_tok_s,
