@@ -17,6 +17,7 @@ int available_isas(const IsaKernels** out) {
     table.name = "avx512-bf16";
     table.bf16dot_block = bf16dot_block;
     table.bf16dot_rows_bt = bf16dot_rows_bt;
+    table.bf16dot_rows_b = bf16dot_rows_b;
     return table;
   }();
   if (cpu_has_avx512_bf16() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&

@@ -241,4 +241,64 @@ void bf16dot_rows_bt(const float* a, const uint16_t* b, float* c, long m, long n
   }
 }
 
+// One to three rows times a k x n weight (dx = dy W while scoring a one-token prompt). The
+// weight is read row by row, as it lies in memory: four k pairs (eight rows) at a time are
+// interleaved per 32 columns, as pack_b does, and added by vdpbf16ps onto the output rows,
+// which stay in the cache. The accumulators hold the columns in unpack order (lo: 0-3, 8-11,
+// ...; hi: 4-7, 12-15, ...); c is kept in that order until the end, then put back in place.
+void bf16dot_rows_b(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+  const long kp = (k + 1) / 2, width = j1 - j0, chunks = (width + 31) / 32;
+  const long x_words = ceil_to(m * kp, 16);  // acc starts on a 64-byte boundary
+  uint32_t* x = scratch(x_words + m * chunks * 32);
+  float* acc = reinterpret_cast<float*>(x + x_words);  // m x chunks x 32, in unpack order
+  for (long i = 0; i < m; i++) round_pairs(a + i * k, k, x + i * kp, 1);
+  memset(acc, 0, sizeof(float) * m * chunks * 32);
+  for (long p0 = 0; p0 < kp; p0 += 4) {
+    const long pairs = kp - p0 < 4 ? kp - p0 : 4;
+    for (long ch = 0; ch < chunks; ch++) {
+      const long j = j0 + ch * 32, cols = j1 - j < 32 ? j1 - j : 32;
+      const __mmask32 mask = static_cast<__mmask32>(cols == 32 ? ~0ull : (1ull << cols) - 1);
+      __m512 lo[3], hi[3];
+      for (long i = 0; i < m; i++) {
+        lo[i] = _mm512_load_ps(acc + (i * chunks + ch) * 32);
+        hi[i] = _mm512_load_ps(acc + (i * chunks + ch) * 32 + 16);
+      }
+      for (long q = 0; q < pairs; q++) {
+        const long p = p0 + q;
+        __m512i r0 = _mm512_maskz_loadu_epi16(mask, b + 2 * p * n + j);
+        __m512i r1 = 2 * p + 1 < k ? _mm512_maskz_loadu_epi16(mask, b + (2 * p + 1) * n + j) : _mm512_setzero_si512();
+        __m512bh pl = (__m512bh)_mm512_unpacklo_epi16(r0, r1), ph = (__m512bh)_mm512_unpackhi_epi16(r0, r1);
+        for (long i = 0; i < m; i++) {
+          __m512bh xi = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[i * kp + p]));
+          lo[i] = _mm512_dpbf16_ps(lo[i], xi, pl);
+          hi[i] = _mm512_dpbf16_ps(hi[i], xi, ph);
+        }
+      }
+      for (long i = 0; i < m; i++) {
+        _mm512_store_ps(acc + (i * chunks + ch) * 32, lo[i]);
+        _mm512_store_ps(acc + (i * chunks + ch) * 32 + 16, hi[i]);
+      }
+    }
+  }
+  const __m512i lo_idx = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+  const __m512i hi_idx = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+  for (long i = 0; i < m; i++) {
+    for (long ch = 0; ch < chunks; ch++) {
+      const long j = j0 + ch * 32, cols = j1 - j < 32 ? j1 - j : 32;
+      const __mmask32 mask = static_cast<__mmask32>(cols == 32 ? ~0ull : (1ull << cols) - 1);
+      const __mmask16 m0 = static_cast<__mmask16>(mask), m1 = static_cast<__mmask16>(mask >> 16);
+      __m512i l = _mm512_load_si512(acc + (i * chunks + ch) * 32), h = _mm512_load_si512(acc + (i * chunks + ch) * 32 + 16);
+      __m512 first = _mm512_castsi512_ps(_mm512_permutex2var_epi64(l, lo_idx, h));
+      __m512 second = _mm512_castsi512_ps(_mm512_permutex2var_epi64(l, hi_idx, h));
+      float* out = c + i * n + j;
+      if (add) {
+        first = _mm512_add_ps(first, _mm512_maskz_loadu_ps(m0, out));
+        second = _mm512_add_ps(second, _mm512_maskz_loadu_ps(m1, out + 16));
+      }
+      _mm512_mask_storeu_ps(out, m0, first);
+      _mm512_mask_storeu_ps(out + 16, m1, second);
+    }
+  }
+}
+
 }  // namespace troupe

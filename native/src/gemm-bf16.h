@@ -12,5 +12,7 @@ namespace troupe {
 void bf16dot_block(const GemmArgs& g, long i0, long i1, long j0, long j1);
 // One to three rows: c[i, j] (= or +=) dot(round_bf16(a[i, :]), b[j, :]) for j in [j0, j1).
 void bf16dot_rows_bt(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add);
+// One to three rows times a k x n b: c[i, j] (= or +=) sum_p round_bf16(a[i, p]) b[p, j].
+void bf16dot_rows_b(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add);
 
 }  // namespace troupe

@@ -66,7 +66,7 @@ void run_rows_chunk(void* ctx, int c) {
   const Split& s = *static_cast<Split*>(ctx);
   const GemmArgs& g = *s.args;
   long j0 = c * s.chunk, j1 = j0 + s.chunk < g.n ? j0 + s.chunk : g.n;
-  if (g.round_a) s.isa->bf16dot_rows_bt(g.a, g.b16, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
+  if (g.round_a) (g.trans_b ? s.isa->bf16dot_rows_bt : s.isa->bf16dot_rows_b)(g.a, g.b16, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
   else if (g.b16) (g.trans_b ? s.isa->rows_bt_bf16 : s.isa->rows_b_bf16)(g.a, g.b16, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
   else (g.trans_b ? s.isa->rows_bt : s.isa->rows_b)(g.a, g.b, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
 }
@@ -91,7 +91,7 @@ void* thread_scratch(long bytes) {
   return buffer;
 }
 
-// round_a without a vdpbf16ps kernel for the case: the widening kernels on a rounded copy of
+// round_a on a table without vdpbf16ps kernels: the widening kernels on a rounded copy of
 // A compute the same bf16 x bf16 products (only the summation order differs).
 static void gemm_rounded_copy(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
   const long count = g.m * g.k;
@@ -134,7 +134,7 @@ void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
   }
   if (narrow(K, g)) return gemm_transposed(K, g, split);
   const bool few_rows = g.m < 4 && (!g.trans_a || g.m == 1);
-  if (g.round_a && (!K.bf16dot_block || (few_rows && !g.trans_b))) return gemm_rounded_copy(K, g, split);
+  if (g.round_a && !K.bf16dot_block) return gemm_rounded_copy(K, g, split);
   // One to three rows of A (decoding): stream B once without packing. With m = 1, op(A) is
   // the same vector whether or not A is transposed.
   if (few_rows) {

@@ -489,7 +489,7 @@ extern const IsaKernels TROUPE_CAT(kIsa, TROUPE_ISA_NAME) = {
     TROUPE_NS::rms_norm_backward, TROUPE_NS::causal_softmax, TROUPE_NS::causal_softmax_backward,
     TROUPE_NS::swiglu, TROUPE_NS::swiglu_backward, TROUPE_NS::rope, TROUPE_NS::log_softmax,
     TROUPE_NS::log_softmax_gather_backward, TROUPE_NS::adamw,
-    nullptr, nullptr,  // bf16dot_*: only the avx512-bf16 table (cpu.cc)
+    nullptr, nullptr, nullptr,  // bf16dot_*: only the avx512-bf16 table (cpu.cc)
 };
 
 }  // namespace troupe

@@ -60,6 +60,8 @@ struct IsaKernels {
   void (*bf16dot_block)(const GemmArgs& g, long i0, long i1, long j0, long j1);
   void (*bf16dot_rows_bt)(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1,
                           bool add);
+  void (*bf16dot_rows_b)(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1,
+                         bool add);
 };
 
 extern const IsaKernels kIsaBaseline;
