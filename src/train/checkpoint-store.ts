@@ -65,11 +65,12 @@ export async function saveTrainingCheckpoint(runDir: string, step: number, polic
   try {
     mkdirSync(join(temp, 'optimizer'), { recursive: true });
     const state: CheckpointState = { step, policies: {} };
+    const trainedFrom = modelPath === undefined ? undefined : findModelFolder(modelPath);
     for (const [id, member] of policies.members) {
       if (member.backend === 'tinker') {
         state.policies[id] = { kind: 'tinker', path: await member.learner.model.saveWeights(`${checkpointName(step)}-${id}`) };
       } else {
-        state.policies[id] = saveEmbeddedMember(temp, id, member, tokenizer, { baseName: adapterBaseName(resolve(final, 'adapters', id), modelPath), trainedFrom: modelPath === undefined ? undefined : findModelFolder(modelPath) });
+        state.policies[id] = saveEmbeddedMember(temp, id, member, tokenizer, { baseName: adapterBaseName(resolve(final, 'adapters', id), modelPath), trainedFrom });
       }
     }
     writeFileAtomic(join(temp, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);

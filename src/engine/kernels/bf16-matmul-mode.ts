@@ -13,15 +13,12 @@
  *
  * Sampling and training share one Kernels object, so their log-probs use the same mode.
  */
-import { TroupeError } from '../../util/errors.js';
+import { choiceFromEnv } from './env-choice.js';
 
 export const BF16_MATMUL_MODES = ['fast', 'exact'] as const;
 export type Bf16MatmulMode = (typeof BF16_MATMUL_MODES)[number];
 
 /** The mode from TROUPE_BF16_MATMUL (default fast). */
 export function bf16MatmulFromEnv(env: NodeJS.ProcessEnv = process.env): Bf16MatmulMode {
-  const value = env.TROUPE_BF16_MATMUL;
-  if (value === undefined || value === '') return 'fast';
-  if ((BF16_MATMUL_MODES as readonly string[]).includes(value)) return value as Bf16MatmulMode;
-  throw new TroupeError('config', `TROUPE_BF16_MATMUL must be one of ${BF16_MATMUL_MODES.join(', ')}, got '${value}'; unset it for fast`);
+  return choiceFromEnv(env, 'TROUPE_BF16_MATMUL', BF16_MATMUL_MODES, 'fast');
 }

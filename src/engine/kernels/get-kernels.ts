@@ -1,6 +1,7 @@
 import { TroupeError } from '../../util/errors.js';
 import { BACKEND_NAMES, type BackendName } from './backend-name.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
+import { choiceFromEnv } from './env-choice.js';
 import { loadNativeBinding } from './native-binding.js';
 import { createNativeKernels } from './native-kernels.js';
 import type { Kernels } from './types.js';
@@ -18,10 +19,7 @@ export function threadsFromEnv(env: NodeJS.ProcessEnv = process.env): 1 | 2 {
 
 /** Backend from TROUPE_BACKEND (auto, native or wasm; default auto). */
 export function backendFromEnv(env: NodeJS.ProcessEnv = process.env): BackendName {
-  const value = env.TROUPE_BACKEND;
-  if (value === undefined || value === '') return 'auto';
-  if ((BACKEND_NAMES as readonly string[]).includes(value)) return value as BackendName;
-  throw new TroupeError('config', `TROUPE_BACKEND must be one of ${BACKEND_NAMES.join(', ')}, got '${value}'; unset it for auto`);
+  return choiceFromEnv(env, 'TROUPE_BACKEND', BACKEND_NAMES, 'auto');
 }
 
 /**
@@ -50,7 +48,7 @@ export function describeKernels(kernels: Kernels, requested: BackendName = 'auto
 export async function createKernels(options: { backend?: BackendName; threads?: 1 | 2; bf16Matmul?: Bf16MatmulMode } = {}): Promise<Kernels> {
   const threads = options.threads ?? threadsFromEnv();
   const backend = resolveBackend(options.backend ?? 'auto');
-  const bf16Matmul = options.bf16Matmul ?? bf16MatmulFromEnv();
+  const { bf16Matmul } = options; // each backend falls back to TROUPE_BF16_MATMUL itself
   return backend === 'native' ? createNativeKernels({ threads, bf16Matmul }) : createWasmKernels({ threads, bf16Matmul });
 }
 
