@@ -7,6 +7,7 @@
 //   binding.bf16            whether the CPU has AVX512_BF16
 //   binding.create(isa, threads[, parallelFrom, rowsParallelFrom]) -> { matmul, ..., adamw }
 //   binding.alloc(length) / binding.free(array) / binding.liveBytes()
+//   binding.cachedBytes() / binding.setPageCacheLimit(bytes)   (page-cache.h)
 #include <node_api.h>
 
 #include <cstdint>
@@ -15,10 +16,9 @@
 #include <string>
 #include <unordered_map>
 
-#include <sys/mman.h>
-
 #include "cpu.h"
 #include "gemm.h"
+#include "page-cache.h"
 
 namespace troupe {
 namespace {
@@ -292,13 +292,14 @@ napi_value Adamw(napi_env env, napi_callback_info info) {
 struct Block {
   void* data;    // 64-byte aligned, what the ArrayBuffer shows
   void* origin;  // what malloc returned (small blocks); equal to data for mapped ones
-  size_t bytes;
+  size_t bytes;         // what liveBytes and V8's external memory count
+  size_t mapped_bytes;  // the mapping's size (page-cache.h; may be larger), 0 when from malloc
   bool mapped;
   bool released;
 };
 
-// Blocks from 64 KB up get pages of their own (mmap), so freeing one returns it to the
-// system at once and nothing of it stays in glibc's heap. Measured on the 0.6B LoRA benchmark
+// Blocks from 64 KB up get pages of their own (mmap, through the size-capped cache of
+// page-cache.h), so nothing of them stays in glibc's heap. Measured on the 0.6B LoRA benchmark
 // (one 256-token row per tape, about 1,900 blocks a row, a third of them 128 KB - 1 MB):
 // - blocks of a few MB from malloc stayed in the heap, fragmented: 10 GB peak RSS;
 // - mapping only blocks of 1 MB and up left the 128 KB - 1 MB ones (attention scores, per-head
@@ -324,26 +325,25 @@ size_t g_live_bytes = 0;
 // trailing piece of every block it returns, and those pieces fragmented the heap so that it grew
 // by ~3 MB every training row (a 30-round replay of one row's alloc/free sequence: +80 MB with
 // aligned_alloc, +12 MB with malloc).
-bool AcquireBlock(Block* block, size_t bytes) {
+bool AcquireBlock(Block* block, size_t bytes, bool zero) {
   block->bytes = bytes;
   block->mapped = bytes >= kMapFrom;
   block->released = false;
+  block->mapped_bytes = 0;
   if (block->mapped) {
-    // Fresh anonymous pages are zero already (and are only backed by memory once written).
-    void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    block->origin = block->data = pages == MAP_FAILED ? nullptr : pages;
+    block->origin = block->data = take_pages(bytes, zero, &block->mapped_bytes);
     return block->data != nullptr;
   }
   block->origin = malloc(bytes + kAlign - 1);
   if (!block->origin) return false;
   uintptr_t at = (reinterpret_cast<uintptr_t>(block->origin) + kAlign - 1) / kAlign * kAlign;
   block->data = reinterpret_cast<void*>(at);
-  memset(block->data, 0, bytes);
+  if (zero) memset(block->data, 0, bytes);
   return true;
 }
 
 void ReturnBlock(Block* block) {
-  if (block->mapped) munmap(block->data, block->bytes);
+  if (block->mapped) give_pages(block->data, block->mapped_bytes);
   else free(block->origin);
 }
 
@@ -363,18 +363,20 @@ void FinalizeBlock(napi_env env, void* data, void* hint) {
   delete block;
 }
 
-// alloc(length): zeroed, 64-byte aligned memory outside the JavaScript heap; given back by
+// alloc(length[, zero = true]): zeroed (or, with zero false, whatever it held), 64-byte aligned memory outside the JavaScript heap; given back by
 // free(), or when the array is garbage-collected if free() is never called. The bytes are
 // reported to V8 as external memory (napi_adjust_external_memory), so a program that drops
 // arrays without free() still gets a collection before they pile up.
 napi_value Alloc(napi_env env, napi_callback_info info) {
   Call c(env, info, "alloc");
   long length = c.dim(0, "length");
+  bool zero = true;
+  if (c.argc > 1 && napi_get_value_bool(env, c.argv[1], &zero) != napi_ok) c.fail("'zero' must be a boolean");
   if (!c.ok) return nullptr;
   size_t bytes = static_cast<size_t>(length) * sizeof(float);
   size_t rounded = bytes == 0 ? kAlign : (bytes + kAlign - 1) / kAlign * kAlign;
   Block* block = new Block{};
-  if (!AcquireBlock(block, rounded)) {
+  if (!AcquireBlock(block, rounded, zero)) {
     delete block;
     napi_throw_error(env, nullptr, ("alloc: out of memory for " + std::to_string(length) + " floats").c_str());
     return nullptr;
@@ -420,6 +422,25 @@ napi_value LiveBytes(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value result;
   napi_create_double(env, static_cast<double>(g_live_bytes), &result);
+  return result;
+}
+
+// cachedBytes(): bytes of freed large blocks kept for reuse (page-cache.h).
+napi_value CachedBytes(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  napi_create_double(env, static_cast<double>(cached_page_bytes()), &result);
+  return result;
+}
+
+// setPageCacheLimit(bytes): how much the cache of freed large blocks may hold (0: none);
+// returns the previous limit.
+napi_value SetPageCacheLimit(napi_env env, napi_callback_info info) {
+  Call c(env, info, "setPageCacheLimit");
+  long bytes = c.dim(0, "bytes");
+  if (!c.ok) return nullptr;
+  napi_value result;
+  napi_create_double(env, static_cast<double>(set_page_cache_limit(static_cast<size_t>(bytes))), &result);
   return result;
 }
 
@@ -492,6 +513,8 @@ napi_value Init(napi_env env, napi_value exports) {
   AddFunction(env, exports, "alloc", Alloc, nullptr);
   AddFunction(env, exports, "free", Free, nullptr);
   AddFunction(env, exports, "liveBytes", LiveBytes, nullptr);
+  AddFunction(env, exports, "cachedBytes", CachedBytes, nullptr);
+  AddFunction(env, exports, "setPageCacheLimit", SetPageCacheLimit, nullptr);
   return exports;
 }
 

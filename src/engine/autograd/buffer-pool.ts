@@ -25,7 +25,7 @@ export class BufferPool {
   /** An array of `length` floats; zero-filled when `zero`, otherwise with unspecified values. */
   take(length: number, zero: boolean): Float32Array {
     const reused = this.lists.get(length)?.pop();
-    if (!reused) return this.kernels.alloc(length); // kernels.alloc already zero-fills
+    if (!reused) return this.kernels.alloc(length, zero);
     this.pooled -= length * 4;
     if (zero) reused.fill(0);
     return reused;

@@ -64,7 +64,7 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
     bf16Matmul: options.bf16Matmul ?? bf16MatmulFromEnv(),
     isa,
     dispose: async () => {},
-    alloc: (length) => binding.alloc(length),
+    alloc: (length, zero = true) => binding.alloc(length, zero),
     free: (array) => binding.free(array),
     matmul(args) {
       checkMatmul(args);

@@ -82,6 +82,48 @@ if (binding) {
     assert.ok(grown < 64, `resident memory grew by ${grown.toFixed(0)} MB over 10 steps that each freed all they took`);
   });
 
+  test('a freed large block is reused for the next alloc of its size, zero-filled unless told not to', () => {
+    const length = 3 * MB; // 12 MB: own pages, through the cache (native/src/page-cache.h)
+    native.setPageCacheLimit(native.setPageCacheLimit(0)); // empty: no block of the earlier tests may serve
+    const cachedBefore = native.cachedBytes();
+    const first = native.alloc(length);
+    first.fill(7);
+    native.free(first);
+    assert.equal(native.cachedBytes() - cachedBefore, 4 * length, 'the freed block waits in the cache');
+    const second = native.alloc(length);
+    assert.equal(native.cachedBytes(), cachedBefore, 'the next alloc of that size took it back');
+    assert.ok(second.every((x) => x === 0), 'a reused block is zero-filled like a fresh one');
+    second.fill(5);
+    native.free(second);
+    const third = native.alloc(length, false);
+    assert.equal(third.length, length);
+    assert.equal(third[0], 5, 'zero: false skips the zero-fill: the block still holds what the last user wrote');
+    native.free(third);
+  });
+
+  test('the cache of freed blocks stays under its limit, and the process with it', () => {
+    const limit = 16 * MB;
+    const previous = native.setPageCacheLimit(limit);
+    try {
+      assert.ok(native.cachedBytes() <= limit, 'lowering the limit unmaps the oldest cached blocks at once');
+      const before = process.memoryUsage.rss();
+      // 40 blocks of distinct sizes (4-8 MB): none can serve another, so each one freed
+      // pushes older ones out of the cache.
+      for (let i = 0; i < 40; i++) {
+        const a = native.alloc(MB + i * 26_000);
+        a.fill(1);
+        native.free(a);
+        assert.ok(native.cachedBytes() <= limit, `after block ${i}: ${native.cachedBytes()} cached bytes over the ${limit} limit`);
+      }
+      const grown = (process.memoryUsage.rss() - before) / MB;
+      assert.ok(grown < 32, `resident memory grew by ${grown.toFixed(0)} MB with a 16 MB cache over 240 MB of blocks`);
+      native.setPageCacheLimit(0);
+      assert.equal(native.cachedBytes(), 0, 'a zero limit empties the cache');
+    } finally {
+      native.setPageCacheLimit(previous);
+    }
+  });
+
   test('a LoRA step on the native backend gives back every block it took', () => {
     // The addon's own count of blocks out, whoever took them (the tape, attention scratch, the
     // head's chunks, the optimizer): a block some op forgets to free shows up here.

@@ -58,8 +58,12 @@ export interface Kernels {
   /** How weight-ops multiplies by bf16 weights: `fast` passes roundA (bf16-matmul-mode.ts). */
   readonly bf16Matmul: Bf16MatmulMode;
 
-  /** A Float32Array of `length` zeros in kernel memory, kept until `free`. */
-  alloc(length: number): Float32Array;
+  /**
+   * A Float32Array of `length` zeros in kernel memory, kept until `free`. `zero: false` says
+   * the caller overwrites every element, so a backend that recycles memory (native) may hand
+   * back old values instead of zero-filling; the others zero-fill anyway.
+   */
+  alloc(length: number, zero?: boolean): Float32Array;
   free(array: Float32Array): void;
 
   matmul(args: MatmulArgs): void;
