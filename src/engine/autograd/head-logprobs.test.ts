@@ -67,3 +67,21 @@ test('headLogprobs through a frozen bf16 head equals the float32 head of the rou
   close(got.dx, expected.dx, 'dx');
   assert.equal(got.dw, null);
 });
+
+test('headLogprobs keeps the log-softmax for backward when all rows fit, and recomputes it per chunk when not', () => {
+  // Head products (forward and backward) per run: kept = 1 forward + 1 dx + 1 dW; chunked
+  // = per chunk 1 forward + 1 recomputed + 1 dx + 1 dW.
+  const counted = (chunkRows: number): number => {
+    let products = 0;
+    const counting = { ...kernels, matmul: (args: Parameters<typeof kernels.matmul>[0]) => { products++; kernels.matmul(args); } };
+    const tape = new Tape(counting);
+    const x = new Tensor([rows, hidden], Float32Array.from(xValues), true);
+    const w = new Tensor([vocab, hidden], Float32Array.from(wValues), true);
+    tape.backward(headLogprobs(tape, x, w, targets, { chunkRows }), g);
+    tape.dispose();
+    return products;
+  };
+  assert.equal(counted(rows), 3, 'all rows fit: no head product is recomputed in backward');
+  assert.equal(counted(100), 3);
+  assert.equal(counted(4), 8, 'two chunks: each recomputes its logits in backward');
+});

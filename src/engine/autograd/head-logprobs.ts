@@ -4,16 +4,18 @@ import { weightMatmul } from '../weight-ops.js';
 import { asMatrix, expectEqual } from './check.js';
 import type { Tape } from './tape.js';
 
-/** Logits held at once: rows per chunk = this / vocab (64 MB of float32). */
-const CHUNK_LOGITS = 1 << 24;
+/** Logits held at once: 2^26 float32 = 256 MB (441 rows of a 151936-token vocabulary). */
+const LOGITS_BUDGET = 1 << 26;
 
 /**
- * The output head fused with logSoftmaxGather, a chunk of rows at a time:
- * out[i] = log_softmax(x[i] W^T)[targets[i]] for x (N, hidden) and W (vocab, hidden), without
- * ever holding the (N, vocab) logits. Forward keeps nothing per chunk; backward recomputes
- * each chunk's log-softmax and turns it into dx = dlogits W (and dW += dlogits^T x when W
- * trains). For a 151936-token vocabulary and 1024 rows this replaces ~1.9 GB (logits, their
- * log-softmax and gradient) by one 64 MB chunk, for one more head matmul in backward.
+ * The output head fused with logSoftmaxGather: out[i] = log_softmax(x[i] W^T)[targets[i]]
+ * for x (N, hidden) and W (vocab, hidden), holding at most `chunkRows` rows of logits (default
+ * 256 MB of them). When all N rows fit, their log-softmax is kept from forward to backward,
+ * which turns it into dx = dlogits W (and dW += dlogits^T x when W trains) in place: two head
+ * products per row, each with all rows at once (the widest M, the best rate). When they do not
+ * fit (a 151936-token vocabulary and 1024 rows would need ~1.9 GB for logits, log-softmax
+ * and gradient), forward keeps nothing and backward recomputes each chunk's log-softmax: a
+ * third head product, for memory bounded by one chunk.
  * W may be a frozen bf16 weight. `entropy` as in logSoftmaxGather (a metric, no gradient).
  */
 export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLike<number>, options: { entropy?: Float32Array; chunkRows?: number } = {}): Tensor {
@@ -26,7 +28,7 @@ export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLik
     if (t < 0 || t >= vocab) throw new TroupeError('engine', `headLogprobs: target token ${t} is outside the vocabulary 0..${vocab - 1}`);
   }
   if (options.entropy) expectEqual('headLogprobs', 'the entropy array length', options.entropy.length, rows);
-  const chunk = Math.max(1, options.chunkRows ?? Math.floor(CHUNK_LOGITS / Math.max(1, vocab)));
+  const chunk = Math.max(1, options.chunkRows ?? Math.floor(LOGITS_BUDGET / Math.max(1, vocab)));
   const k = tape.kernels;
   /** Log-softmax of the logits of rows [r0, r1) into `logp` ((r1 - r0) x vocab). */
   const chunkLogp = (r0: number, r1: number, logp: Float32Array): void => {
@@ -34,7 +36,11 @@ export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLik
     k.logSoftmax(logp, r1 - r0, vocab);
   };
   const out = tape.output([rows], [x, w]);
-  const logp = tape.temp(Math.min(chunk, rows) * vocab);
+  const trains = tape.recording && (x.requiresGrad || w.requiresGrad);
+  // All rows in one chunk and a backward to come: keep their log-softmax for it (the tape
+  // owns it, so it goes back at dispose even if backward never runs).
+  const kept = trains && chunk >= rows ? tape.scratch(rows * vocab) : undefined;
+  const logp = kept ?? tape.temp(Math.min(chunk, rows) * vocab);
   for (let r0 = 0; r0 < rows; r0 += chunk) {
     const r1 = Math.min(rows, r0 + chunk);
     chunkLogp(r0, r1, logp);
@@ -48,14 +54,14 @@ export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLik
       }
     }
   }
-  tape.release(logp);
+  if (!kept) tape.release(logp);
   tape.onBackward(out, () => {
     const g = out.grad!;
-    const dl = tape.temp(Math.min(chunk, rows) * vocab);
+    const dl = kept ?? tape.temp(Math.min(chunk, rows) * vocab);
     const dx = x.requiresGrad ? tape.gradSink(x) : undefined;
     for (let r0 = 0; r0 < rows; r0 += chunk) {
       const r1 = Math.min(rows, r0 + chunk);
-      chunkLogp(r0, r1, dl);
+      if (!kept) chunkLogp(r0, r1, dl);
       // d logits[i] = g[i] * (onehot(target[i]) - softmax(logits[i])), in place over logp.
       k.logSoftmaxGatherBackward(dl, r1 - r0, vocab, target.subarray(r0, r1), g.subarray(r0, r1));
       const dlChunk = dl.subarray(0, (r1 - r0) * vocab);
@@ -64,7 +70,7 @@ export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLik
         k.matmul({ a: dlChunk, b: x.data.subarray(r0 * hidden, r1 * hidden), c: tape.gradOf(w), m: vocab, n: hidden, k: r1 - r0, transA: true, accumulate: true });
       }
     }
-    tape.release(dl);
+    if (!kept) tape.release(dl);
   });
   return out;
 }
