@@ -292,7 +292,7 @@ napi_value Adamw(napi_env env, napi_callback_info info) {
 struct Block {
   void* data;    // 64-byte aligned, what the ArrayBuffer shows
   void* origin;  // what malloc returned (small blocks); equal to data for mapped ones
-  size_t bytes;         // what liveBytes and V8's external memory count
+  size_t bytes;         // what liveBytes counts
   size_t mapped_bytes;  // the mapping's size (page-cache.h; may be larger), 0 when from malloc
   bool mapped;
   bool released;
@@ -349,8 +349,6 @@ void ReturnBlock(Block* block) {
 
 void Release(napi_env env, Block* block) {
   g_live_bytes -= block->bytes;
-  int64_t adjusted;
-  napi_adjust_external_memory(env, -static_cast<int64_t>(block->bytes), &adjusted);
   LiveBlocks().erase(block->data);
   block->released = true;
   ReturnBlock(block);
@@ -363,10 +361,12 @@ void FinalizeBlock(napi_env env, void* data, void* hint) {
   delete block;
 }
 
-// alloc(length[, zero = true]): zeroed (or, with zero false, whatever it held), 64-byte aligned memory outside the JavaScript heap; given back by
-// free(), or when the array is garbage-collected if free() is never called. The bytes are
-// reported to V8 as external memory (napi_adjust_external_memory), so a program that drops
-// arrays without free() still gets a collection before they pile up.
+// alloc(length[, zero = true]): 64-byte aligned memory outside the JavaScript heap, zeroed (with
+// zero false: whatever it held); given back by free(), or when the array is garbage-collected
+// if free() is never called. V8 counts the bytes of every ArrayBuffer, external ones too, as
+// external memory, so a program that drops arrays without free() still gets a collection
+// before they pile up. (The addon used to report them once more with
+// napi_adjust_external_memory: twice the pressure, twice the collections of a training row.)
 napi_value Alloc(napi_env env, napi_callback_info info) {
   Call c(env, info, "alloc");
   long length = c.dim(0, "length");
@@ -390,8 +390,6 @@ napi_value Alloc(napi_env env, napi_callback_info info) {
   }
   LiveBlocks()[block->data] = block;
   g_live_bytes += rounded;
-  int64_t adjusted;
-  napi_adjust_external_memory(env, static_cast<int64_t>(rounded), &adjusted);
   napi_create_typedarray(env, napi_float32_array, static_cast<size_t>(length), buffer, 0, &array);
   return array;
 }

@@ -13,6 +13,7 @@
  * Token ids are pseudo-random: speed does not depend on what the tokens say.
  */
 import { performance } from 'node:perf_hooks';
+import { BufferPool } from '../engine/autograd/buffer-pool.js';
 import { Tape } from '../engine/autograd/tape.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
@@ -127,8 +128,9 @@ function loraTrainTokS(model: LlamaModel, kernels: Kernels, sizes: typeof ISSUE_
   const scored = sizes.trainBatch * (sizes.trainContext - 1);
   const step = (): number => {
     const start = performance.now();
+    const pool = new BufferPool(kernels); // as the learner does: rows after the first reuse its arrays
     for (const row of rows) {
-      const tape = new Tape(kernels);
+      const tape = new Tape(kernels, { pool });
       try {
         const { logprobs } = model.tokenLogprobs(tape, [{ promptIds: row.slice(0, 1), responseIds: row.slice(1) }], { adapter: 'bench' });
         tape.backward(logprobs, new Float32Array(logprobs.size).fill(-1 / scored));
@@ -136,6 +138,7 @@ function loraTrainTokS(model: LlamaModel, kernels: Kernels, sizes: typeof ISSUE_
         tape.dispose();
       }
     }
+    pool.clear();
     optimizer.step(1e-4);
     optimizer.zeroGrad();
     return performance.now() - start;
