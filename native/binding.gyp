@@ -37,7 +37,7 @@
     },
     {
       "target_name": "troupe_native",
-      "sources": ["src/addon.cc", "src/cpu.cc", "src/thread-pool.cc", "src/gemm.cc", "src/page-cache.cc"],
+      "sources": ["src/addon.cc", "src/cpu.cc", "src/thread-pool.cc", "src/gemm.cc", "src/page-cache.cc", "src/attention.cc"],
       "dependencies": ["isa_baseline", "isa_avx2", "isa_avx512", "gemm_bf16"],
       "libraries": ["-lpthread"],
     },

@@ -16,6 +16,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "attention.h"
 #include "cpu.h"
 #include "gemm.h"
 #include "page-cache.h"
@@ -268,6 +269,61 @@ napi_value LogSoftmaxGatherBackward(napi_env env, napi_callback_info info) {
   return c.undefined();
 }
 
+// The dims of attentionForward / attentionBackward: an Int32Array [T, lp, heads, kvHeads,
+// headDim, rowBlock] and the scale; false (after throwing) when they do not fit together.
+bool AttentionDimsAt(Call& c, size_t i, size_t scale_at, AttentionDims* d) {
+  size_t count = 0;
+  auto* v = static_cast<const int32_t*>(c.typed(i, napi_int32_array, &count, "dims"));
+  d->scale = static_cast<float>(c.number(scale_at, "scale"));
+  if (!c.ok) return false;
+  if (count < 6) {
+    c.fail("'dims' must hold [seqLen, prefixLen, heads, kvHeads, headDim, rowBlock]");
+    return false;
+  }
+  *d = AttentionDims{v[0], v[1], v[2], v[3], v[4], v[5], d->scale};
+  for (int k = 0; k < 6; k++) {
+    if (v[k] < 0) c.fail("every entry of 'dims' must be non-negative");
+  }
+  if (c.ok && (d->kv_heads == 0 || d->heads % d->kv_heads != 0)) c.fail("heads must be a multiple of kvHeads (> 0)");
+  if (c.ok && d->row_block < 1) c.fail("rowBlock must be at least 1");
+  return c.ok;
+}
+
+// attentionForward(q, kh, vh, probs, out, dims, scale): attention.h.
+napi_value AttentionForward(napi_env env, napi_callback_info info) {
+  Call c(env, info, "attentionForward");
+  AttentionDims d{};
+  if (!AttentionDimsAt(c, 5, 6, &d)) return nullptr;
+  const long rows = d.seq_len * d.heads * d.head_dim, keys = d.kv_heads * (d.prefix_len + d.seq_len) * d.head_dim;
+  const float* q = c.f32(0, "q", rows);
+  const float* kh = c.f32(1, "kh", keys);
+  const float* vh = c.f32(2, "vh", keys);
+  float* probs = c.f32(3, "probs", d.heads * attention_score_count(d.seq_len, d.prefix_len, d.row_block));
+  float* out = c.f32(4, "out", rows);
+  if (c.ok) attention_forward(*c.instance->isa, d, q, kh, vh, probs, out, c.instance->split.threads);
+  return c.undefined();
+}
+
+// attentionBackward(q, kh, vh, probs, dOut, dq, dk, dv, dims, scale, dqAccumulate): an empty dq
+// means no gradient for q.
+napi_value AttentionBackward(napi_env env, napi_callback_info info) {
+  Call c(env, info, "attentionBackward");
+  AttentionDims d{};
+  if (!AttentionDimsAt(c, 8, 9, &d)) return nullptr;
+  const long rows = d.seq_len * d.heads * d.head_dim, keys = d.kv_heads * (d.prefix_len + d.seq_len) * d.head_dim;
+  const float* q = c.f32(0, "q", rows);
+  const float* kh = c.f32(1, "kh", keys);
+  const float* vh = c.f32(2, "vh", keys);
+  const float* probs = c.f32(3, "probs", d.heads * attention_score_count(d.seq_len, d.prefix_len, d.row_block));
+  const float* d_out = c.f32(4, "dOut", rows);
+  float* dq = c.length(5, "dq") == 0 ? nullptr : c.f32(5, "dq", rows);
+  float* dk = c.f32(6, "dk", keys);
+  float* dv = c.f32(7, "dv", keys);
+  bool dq_accumulate = c.number(10, "dqAccumulate") != 0;
+  if (c.ok) attention_backward(*c.instance->isa, d, q, kh, vh, probs, d_out, dq, dq_accumulate, dk, dv, c.instance->split.threads);
+  return c.undefined();
+}
+
 // adamw(param, grad, m, v, lr, beta1, beta2, eps, decayFactor, c1, c2): c1, c2 are the
 // reciprocal bias corrections, decayFactor = 1 - lr * weightDecay.
 napi_value Adamw(napi_env env, napi_callback_info info) {
@@ -491,6 +547,8 @@ napi_value Create(napi_env env, napi_callback_info info) {
   AddFunction(env, object, "logSoftmax", LogSoftmax, instance);
   AddFunction(env, object, "logSoftmaxGatherBackward", LogSoftmaxGatherBackward, instance);
   AddFunction(env, object, "adamw", Adamw, instance);
+  AddFunction(env, object, "attentionForward", AttentionForward, instance);
+  AddFunction(env, object, "attentionBackward", AttentionBackward, instance);
   return object;
 }
 

@@ -1,6 +1,7 @@
 import { TroupeError } from '../../util/errors.js';
 import type { Tensor } from '../tensor.js';
 import { asMatrix, expectEqual } from './check.js';
+import type { AttentionSequenceArgs } from '../kernels/types.js';
 import type { Tape } from './tape.js';
 
 /**
@@ -95,18 +96,32 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
   const inputs = prefix ? [q, k, v, prefix.k, prefix.v] : [q, k, v];
   const out = tape.output([B * T, qw], inputs);
   if (B * T === 0) return out;
+  // A backend with its own per-sequence attention (native: heads in parallel, one call)
+  // replaces the per-head loops below; the same products, so the same results.
+  const fused = kern.attentionForward && kern.attentionBackward ? kern : undefined;
   // Head-major copies (h, t, d) so each head is a contiguous matrix for the matmul kernels.
-  const qh = tape.scratch(B * nh * T * hd);
+  const qh = fused ? undefined : tape.scratch(B * nh * T * hd);
   const kh = tape.scratch(kTotal);
   const vh = tape.scratch(kTotal);
   const probs = tape.scratch(pTotal);
   const oh = tape.temp(T * hd);
+  /** What the fused kernels need of sequence b. */
+  const sequence = (b: number): AttentionSequenceArgs => {
+    const keys = nkv * (prefixLen[b]! + T) * hd;
+    return {
+      q: q.data.subarray(b * T * qw, (b + 1) * T * qw),
+      kh: kh.subarray(kOff[b]!, kOff[b]! + keys),
+      vh: vh.subarray(kOff[b]!, kOff[b]! + keys),
+      probs: probs.subarray(pOff[b]!, pOff[b]! + nh * pHead[b]!),
+      seqLen: T, prefixLen: prefixLen[b]!, heads: nh, kvHeads: nkv, headDim: hd, rowBlock: R, scale,
+    };
+  };
 
   for (let b = 0; b < B; b++) {
     const lp = prefixLen[b]!;
     const S = lp + T;
     const qBase = b * nh * T * hd;
-    for (let h = 0; h < nh; h++) copyRows(heap, q.data, b * T * qw + h * hd, qw, qh, qBase + h * T * hd, hd, T, hd);
+    if (qh) for (let h = 0; h < nh; h++) copyRows(heap, q.data, b * T * qw + h * hd, qw, qh, qBase + h * T * hd, hd, T, hd);
     for (let g = 0; g < nkv; g++) {
       const dst = kOff[b]! + g * S * hd;
       if (lp > 0) {
@@ -117,6 +132,10 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
       copyRows(heap, k.data, b * T * kw + g * hd, kw, kh, dst + lp * hd, hd, T, hd);
       copyRows(heap, v.data, b * T * kw + g * hd, kw, vh, dst + lp * hd, hd, T, hd);
     }
+    if (fused) {
+      fused.attentionForward!({ ...sequence(b), out: out.data.subarray(b * T * qw, (b + 1) * T * qw) });
+      continue;
+    }
     for (let h = 0; h < nh; h++) {
       const g = Math.floor(h / rep);
       const qAt = qBase + h * T * hd; // (T, hd)
@@ -126,7 +145,7 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
         const rb = Math.min(R, T - r0);
         const sb = lp + r0 + rb; // keys this block sees
         const pB = probs.subarray(pAt, pAt + rb * sb);
-        kern.matmul({ a: qh.subarray(qAt + r0 * hd, qAt + (r0 + rb) * hd), b: kh.subarray(kvAt, kvAt + sb * hd), c: pB, m: rb, n: sb, k: hd, transB: true });
+        kern.matmul({ a: qh!.subarray(qAt + r0 * hd, qAt + (r0 + rb) * hd), b: kh.subarray(kvAt, kvAt + sb * hd), c: pB, m: rb, n: sb, k: hd, transB: true });
         kern.causalSoftmax(pB, rb, sb, lp + r0, scale);
         kern.matmul({ a: pB, b: vh.subarray(kvAt, kvAt + sb * hd), c: oh.subarray(r0 * hd, (r0 + rb) * hd), m: rb, n: hd, k: sb });
         pAt += rb * sb;
@@ -139,9 +158,9 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
   tape.onBackward(out, () => {
     const dOut = out.grad!;
     const maxS = T + maxOf(prefixLen);
-    const dO = tape.temp(T * hd);
-    const dQ = tape.temp(T * hd);
-    const dP = tape.temp(Math.min(R, T) * maxS);
+    const dO = tape.temp(fused ? 0 : T * hd);
+    const dQ = tape.temp(fused ? 0 : T * hd);
+    const dP = tape.temp(fused ? 0 : Math.min(R, T) * maxS);
     const dK = tape.temp(nkv * maxS * hd);
     const dV = tape.temp(dK.length);
     // Each row of q, k, v belongs to one sequence and is written once below, so an input
@@ -154,7 +173,17 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
       const S = lp + T;
       const qBase = b * nh * T * hd;
       const blocks = Math.ceil(T / R);
-      for (let h = 0; h < nh; h++) {
+      if (fused) {
+        const rows = [b * T * qw, (b + 1) * T * qw] as const;
+        fused.attentionBackward!({
+          ...sequence(b),
+          dOut: dOut.subarray(...rows),
+          dq: dq ? { grad: dq.grad.subarray(...rows), accumulate: dq.accumulate } : undefined,
+          dk: dK.subarray(0, nkv * S * hd),
+          dv: dV.subarray(0, nkv * S * hd),
+        });
+      }
+      for (let h = 0; h < (fused ? 0 : nh); h++) {
         const g = Math.floor(h / rep);
         const qAt = qBase + h * T * hd;
         const kvAt = kOff[b]! + g * S * hd;
@@ -170,7 +199,7 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
           const pB = probs.subarray(pAt, pAt + rb * sb);
           const dPB = dP.subarray(0, rb * sb);
           const dOB = dO.subarray(r0 * hd, (r0 + rb) * hd);
-          const qB = qh.subarray(qAt + r0 * hd, qAt + (r0 + rb) * hd);
+          const qB = qh!.subarray(qAt + r0 * hd, qAt + (r0 + rb) * hd);
           const acc = h % rep !== 0 || i !== blocks - 1;
           const dKB = dK.subarray(g * S * hd, (g * S + sb) * hd);
           const dVB = dV.subarray(g * S * hd, (g * S + sb) * hd);

@@ -27,6 +27,11 @@ export interface NativeOps {
   /** c1, c2: reciprocal bias corrections; decay = 1 - lr * weightDecay. */
   adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array,
     lr: number, beta1: number, beta2: number, eps: number, decay: number, c1: number, c2: number): void;
+  /** dims: [seqLen, prefixLen, heads, kvHeads, headDim, rowBlock] (native/src/attention.h). */
+  attentionForward(q: Float32Array, kh: Float32Array, vh: Float32Array, probs: Float32Array, out: Float32Array, dims: Int32Array, scale: number): void;
+  /** An empty dq: no gradient for q. */
+  attentionBackward(q: Float32Array, kh: Float32Array, vh: Float32Array, probs: Float32Array, dOut: Float32Array, dq: Float32Array,
+    dk: Float32Array, dv: Float32Array, dims: Int32Array, scale: number, dqAccumulate: number): void;
 }
 
 export interface NativeBinding {

@@ -3,7 +3,7 @@ import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { checkGatherBackward, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { loadNativeBinding } from './native-binding.js';
 import { RopeTables } from './rope-table.js';
-import type { Kernels } from './types.js';
+import type { AttentionSequenceArgs, Kernels } from './types.js';
 
 export interface NativeKernelOptions {
   /** 1 = the calling thread only; 2 = one helper thread for large matmuls. Default 2. */
@@ -24,6 +24,12 @@ export interface NativeKernels extends Kernels {
   readonly isa: string;
   /** Nothing to stop (the helper threads sleep when idle); kept for symmetry with WASM. */
   dispose(): Promise<void>;
+}
+
+const NO_GRADIENT = new Float32Array(0);
+
+function attentionDims(a: AttentionSequenceArgs): Int32Array {
+  return Int32Array.of(a.seqLen, a.prefixLen, a.heads, a.kvHeads, a.headDim, a.rowBlock);
 }
 
 const TRANS_A = 1;
@@ -128,6 +134,13 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
     logSoftmaxGatherBackward(logp, rows, vocab, targets, g) {
       checkGatherBackward(logp, rows, vocab, targets, g);
       ops.logSoftmaxGatherBackward(logp, rows, vocab, targets, g);
+    },
+    attentionForward(args) {
+      ops.attentionForward(args.q, args.kh, args.vh, args.probs, args.out, attentionDims(args), args.scale);
+    },
+    attentionBackward(args) {
+      const dq = args.dq?.grad ?? NO_GRADIENT;
+      ops.attentionBackward(args.q, args.kh, args.vh, args.probs, args.dOut, dq, args.dk, args.dv, attentionDims(args), args.scale, args.dq?.accumulate ? 1 : 0);
     },
     adamw(param, grad, m, v, o) {
       checkSameLength('adamw', { param, grad, m, v });

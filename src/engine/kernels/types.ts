@@ -51,6 +51,26 @@ export interface MatmulBf16Args {
   readonly roundA?: boolean;
 }
 
+/**
+ * The causal attention of ONE query sequence, all heads, as autograd/attention.ts computes it
+ * head by head (see there): q (T, heads * headDim) rows, keys and values head-major
+ * (kvHeads, S = prefixLen + T, headDim), probabilities per head in causal blocks of rowBlock
+ * query rows, back to back.
+ */
+export interface AttentionSequenceArgs {
+  readonly q: Float32Array;
+  readonly kh: Float32Array;
+  readonly vh: Float32Array;
+  readonly probs: Float32Array;
+  readonly seqLen: number;
+  readonly prefixLen: number;
+  readonly heads: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+  readonly rowBlock: number;
+  readonly scale: number;
+}
+
 export interface Kernels {
   readonly name: string;
   /** Worker threads used for large matmuls (1 = the calling thread only). */
@@ -127,5 +147,16 @@ export interface Kernels {
    */
   adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array, options: {
     lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number;
+  }): void;
+
+  /**
+   * Optional (the native backend): attention.ts's per-head loops of one sequence in one call,
+   * heads in parallel, with the same products and softmax calls, so the same bits. Forward
+   * writes probs and out (T, heads * headDim); backward writes dk, dv (head-major, like kh)
+   * and writes or adds (dq.accumulate) dq. Backends without it run the loops in TypeScript.
+   */
+  attentionForward?(args: AttentionSequenceArgs & { out: Float32Array }): void;
+  attentionBackward?(args: AttentionSequenceArgs & {
+    dOut: Float32Array; dq?: { grad: Float32Array; accumulate: boolean }; dk: Float32Array; dv: Float32Array;
   }): void;
 }

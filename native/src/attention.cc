@@ -1,0 +1,130 @@
+#include "attention.h"
+
+#include <cstring>
+#include <vector>
+
+#include "thread-pool.h"
+
+namespace troupe {
+namespace {
+
+// Per-thread temporaries of one head's work (gemm keeps its own packing scratch).
+float* head_scratch(long floats) {
+  thread_local std::vector<float> buffer;
+  if (static_cast<long>(buffer.size()) < floats) buffer.resize(floats);
+  return buffer.data();
+}
+
+// One product on the calling thread only: the heads are what runs in parallel.
+void product(const IsaKernels& K, const float* a, const float* b, float* c, long m, long n, long k, bool trans_a,
+             bool trans_b, bool accumulate) {
+  GemmArgs g{a, b, nullptr, c, m, n, k, trans_a, trans_b, accumulate, false};
+  gemm(K, g, GemmSplit{1, kDefaultParallelFrom, kDefaultRowsParallelFrom});
+}
+
+// rows x width floats between strided layouts: dst[r * dst_stride + i] (+)= src[r * src_stride + i].
+void copy_rows(const float* src, long src_stride, float* dst, long dst_stride, long rows, long width, bool add) {
+  for (long r = 0; r < rows; r++) {
+    const float* s = src + r * src_stride;
+    float* o = dst + r * dst_stride;
+    if (add) {
+      for (long i = 0; i < width; i++) o[i] += s[i];
+    } else {
+      memcpy(o, s, sizeof(float) * width);
+    }
+  }
+}
+
+struct Job {
+  const IsaKernels* K;
+  const AttentionDims* d;
+  const float *q, *kh, *vh, *d_out;
+  float *probs, *out, *dq, *dk, *dv;
+  const float* probs_in;
+  bool dq_accumulate;
+};
+
+void forward_head(void* ctx, int h) {
+  const Job& j = *static_cast<Job*>(ctx);
+  const AttentionDims& d = *j.d;
+  const long T = d.seq_len, lp = d.prefix_len, hd = d.head_dim, S = lp + T, qw = d.heads * hd, R = d.row_block;
+  const long g = h / (d.heads / d.kv_heads);
+  float* qh = head_scratch(2 * T * hd);
+  float* oh = qh + T * hd;
+  copy_rows(j.q + h * hd, qw, qh, hd, T, hd, false);
+  const float* kg = j.kh + g * S * hd;
+  const float* vg = j.vh + g * S * hd;
+  float* p = j.probs + h * attention_score_count(T, lp, R);
+  for (long r0 = 0; r0 < T; r0 += R) {
+    const long rb = T - r0 < R ? T - r0 : R, sb = lp + r0 + rb;
+    product(*j.K, qh + r0 * hd, kg, p, rb, sb, hd, false, true, false);
+    j.K->causal_softmax(p, rb, sb, lp + r0, d.scale);
+    product(*j.K, p, vg, oh + r0 * hd, rb, hd, sb, false, false, false);
+    p += rb * sb;
+  }
+  copy_rows(oh, hd, j.out + h * hd, qw, T, hd, false);
+}
+
+// The heads of kv group g one after another (they add into the group's dk and dv).
+void backward_group(void* ctx, int g) {
+  const Job& j = *static_cast<Job*>(ctx);
+  const AttentionDims& d = *j.d;
+  const long T = d.seq_len, lp = d.prefix_len, hd = d.head_dim, S = lp + T, qw = d.heads * hd, R = d.row_block;
+  const long rep = d.heads / d.kv_heads, blocks = (T + R - 1) / R, per_head = attention_score_count(T, lp, R);
+  const long rmax = T < R ? T : R;
+  float* qh = head_scratch(3 * T * hd + rmax * S);
+  float* d_o = qh + T * hd;
+  float* d_q = d_o + T * hd;
+  float* d_p = d_q + T * hd;
+  const float* kg = j.kh + g * S * hd;
+  const float* vg = j.vh + g * S * hd;
+  float* dkg = j.dk + g * S * hd;
+  float* dvg = j.dv + g * S * hd;
+  for (long h = g * rep; h < (g + 1) * rep; h++) {
+    copy_rows(j.q + h * hd, qw, qh, hd, T, hd, false);
+    copy_rows(j.d_out + h * hd, qw, d_o, hd, T, hd, false);
+    const float* head_p = j.probs_in + h * per_head;
+    // Last block first: it sees all S keys, so the group's first head writes dk and dv there
+    // (no zero-fill) and every later product adds.
+    for (long i = blocks - 1; i >= 0; i--) {
+      const long r0 = i * R, rb = T - r0 < R ? T - r0 : R, sb = lp + r0 + rb;
+      const float* p = head_p + attention_score_count(r0, lp, R);
+      const float* d_ob = d_o + r0 * hd;
+      const bool acc = h % rep != 0 || i != blocks - 1;
+      product(*j.K, p, d_ob, dvg, sb, hd, rb, true, false, acc);               // P^T dO
+      product(*j.K, d_ob, vg, d_p, rb, sb, hd, false, true, false);            // dO V^T
+      j.K->causal_softmax_backward(p, d_p, rb, sb, d.scale);                   // -> d scores
+      product(*j.K, d_p, kg, d_q + r0 * hd, rb, hd, sb, false, false, false);  // dS K
+      product(*j.K, d_p, qh + r0 * hd, dkg, sb, hd, rb, true, false, acc);     // dS^T Q
+    }
+    if (j.dq) copy_rows(d_q, hd, j.dq + h * hd, qw, T, hd, j.dq_accumulate);
+  }
+}
+
+}  // namespace
+
+long attention_score_count(long rows, long prefix_len, long row_block) {
+  long n = 0;
+  for (long r0 = 0; r0 < rows; r0 += row_block) {
+    const long rb = rows - r0 < row_block ? rows - r0 : row_block;
+    n += rb * (prefix_len + r0 + rb);
+  }
+  return n;
+}
+
+void attention_forward(const IsaKernels& K, const AttentionDims& d, const float* q, const float* kh, const float* vh,
+                       float* probs, float* out, int threads) {
+  if (d.seq_len == 0 || d.heads == 0) return;
+  Job j{&K, &d, q, kh, vh, nullptr, probs, out, nullptr, nullptr, nullptr, nullptr, false};
+  parallel_run(threads, static_cast<int>(d.heads), forward_head, &j);
+}
+
+void attention_backward(const IsaKernels& K, const AttentionDims& d, const float* q, const float* kh, const float* vh,
+                        const float* probs, const float* d_out, float* dq, bool dq_accumulate, float* dk, float* dv,
+                        int threads) {
+  if (d.seq_len == 0 || d.heads == 0) return;
+  Job j{&K, &d, q, kh, vh, d_out, nullptr, nullptr, dq, dk, dv, probs, dq_accumulate};
+  parallel_run(threads, static_cast<int>(d.kv_heads), backward_group, &j);
+}
+
+}  // namespace troupe

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Rng } from '../../util/rng.js';
+import { loadNativeBinding } from '../kernels/native-binding.js';
+import { createNativeKernels } from '../kernels/native-kernels.js';
+import type { Kernels } from '../kernels/types.js';
+import { Tensor } from '../tensor.js';
+import { attention, type AttentionPrefix } from './attention.js';
+import { Tape } from './tape.js';
+
+// The native backend's per-sequence attention (attentionForward / attentionBackward: all
+// heads in one call, on the thread pool) against attention.ts's own per-head loops on the
+// same kernels: the same products and softmax calls, so the same bits, forward and backward.
+// Without the addon native.test.ts already fails (or TROUPE_NO_NATIVE=1 says why).
+const binding = loadNativeBinding().binding;
+
+function leaf(shape: [number, number], rng: Rng): Tensor {
+  return new Tensor(shape, Float32Array.from({ length: shape[0] * shape[1] }, () => rng.next() * 2 - 1), true);
+}
+
+interface Case { B: number; T: number; nh: number; nkv: number; hd: number; rowBlock: number; prefixLengths?: number[] }
+
+/** Output and every gradient of one attention call on `kernels` (same inputs for the same case). */
+function run(kernels: Kernels, c: Case): Float32Array[] {
+  const rng = new Rng(7);
+  const q = leaf([c.B * c.T, c.nh * c.hd], rng);
+  const k = leaf([c.B * c.T, c.nkv * c.hd], rng);
+  const v = leaf([c.B * c.T, c.nkv * c.hd], rng);
+  const tp = Math.max(0, ...(c.prefixLengths ?? []));
+  const pk = leaf([2 * tp, c.nkv * c.hd], rng);
+  const pv = leaf([2 * tp, c.nkv * c.hd], rng);
+  const dOut = Float32Array.from({ length: c.B * c.T * c.nh * c.hd }, () => rng.next() - 0.5);
+  const prefix: AttentionPrefix | undefined = c.prefixLengths && { k: pk, v: pv, seqLen: tp, lengths: c.prefixLengths, index: Array.from({ length: c.B }, (_, b) => (b + 1) % 2) };
+  const tape = new Tape(kernels);
+  const out = attention(tape, q, k, v, { batch: c.B, seqLen: c.T, heads: c.nh, kvHeads: c.nkv, headDim: c.hd, rowBlock: c.rowBlock, prefix });
+  const result = [Float32Array.from(out.data)];
+  tape.backward(out, dOut);
+  for (const t of prefix ? [q, k, v, pk, pv] : [q, k, v]) result.push(Float32Array.from(t.grad!));
+  tape.dispose();
+  return result;
+}
+
+const CASES: Case[] = [
+  { B: 1, T: 37, nh: 4, nkv: 2, hd: 16, rowBlock: 8 },
+  { B: 2, T: 21, nh: 6, nkv: 3, hd: 8, rowBlock: 32 },
+  { B: 3, T: 13, nh: 4, nkv: 1, hd: 12, rowBlock: 5, prefixLengths: [4, 9] },
+];
+
+if (binding) {
+  for (const isa of binding.isas) {
+    for (const threads of [1, 2] as const) {
+      test(`native attention of a sequence in one call = the per-head loops, bit for bit (${isa}, ${threads} thread(s))`, () => {
+        const fused = createNativeKernels({ threads, isa, parallelFrom: 0 });
+        assert.equal(typeof fused.attentionForward, 'function');
+        const loops: Kernels = { ...fused, attentionForward: undefined, attentionBackward: undefined };
+        for (const c of CASES) {
+          const expected = run(loops, c);
+          const got = run(fused, c);
+          const names = ['out', 'dq', 'dk', 'dv', 'd prefix k', 'd prefix v'];
+          got.forEach((array, i) => assert.deepEqual(array, expected[i], `${names[i]} of ${JSON.stringify(c)}`));
+        }
+      });
+    }
+  }
+
+  test('native attention checks its dims: a wrong head split is an error, not a read past the arrays', () => {
+    const ops = binding.create(binding.isas[0]!, 1);
+    const q = new Float32Array(4 * 8);
+    const kv = new Float32Array(4 * 8);
+    assert.throws(() => ops.attentionForward(q, kv, kv, new Float32Array(64), q, Int32Array.of(4, 0, 3, 2, 8, 4), 0.3), /multiple of kvHeads/);
+    assert.throws(() => ops.attentionForward(q, kv, kv, new Float32Array(1), q, Int32Array.of(4, 0, 1, 1, 8, 4), 0.3), /'probs' has 1 elements/);
+  });
+}
