@@ -438,7 +438,9 @@ napi_value Alloc(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   napi_value buffer, array;
-  if (napi_create_external_arraybuffer(env, block->data, bytes, FinalizeBlock, block, &buffer) != napi_ok) {
+  // The buffer spans the whole rounded block, never 0 bytes: free() finds a block by the
+  // buffer's data pointer, which an empty buffer does not have (alloc(0) then leaked).
+  if (napi_create_external_arraybuffer(env, block->data, rounded, FinalizeBlock, block, &buffer) != napi_ok) {
     ReturnBlock(block);
     delete block;
     napi_throw_error(env, nullptr, "alloc: could not wrap native memory in an ArrayBuffer");

@@ -50,6 +50,10 @@ if (binding) {
     assert.equal(arrays[0]!.length, 0, 'a freed array is detached, so it can no longer reach the memory');
     native.free(arrays[0]!); // a second free of the same array is harmless
     assert.equal(native.liveBytes(), before);
+    const empty = native.alloc(0); // e.g. a temporary some op needs no room for
+    assert.equal(empty.length, 0);
+    native.free(empty);
+    assert.equal(native.liveBytes(), before, 'an empty array is given back too');
     // Many short-lived blocks (a training step's temporaries) never pile up.
     for (let i = 0; i < 200; i++) native.free(native.alloc(1 << 18));
     assert.equal(native.liveBytes(), before);
