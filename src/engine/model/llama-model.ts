@@ -11,7 +11,7 @@ import type { LlamaConfig } from './llama-config.js';
 import { decoderLayer, type LayerKV, type LayerWeights, type SequenceLayout } from './llama-layers.js';
 import { initLlamaParameters, llamaParameterShapes } from './llama-params.js';
 import { LoraAdapter, type LoraConfig } from './lora.js';
-import { planScoring, type ScoringPair } from './scoring-plan.js';
+import { planScoring, planWholeSequences, type ScoringPair, type WholeSequencePlan } from './scoring-plan.js';
 import { convertParameter, restoreParameters } from './weight-storage.js';
 
 /** Per-token logprobs of a scored batch: pair b owns logprobs[offsets[b] .. offsets[b+1]). */
@@ -142,6 +142,7 @@ export class LlamaModel {
    */
   tokenLogprobs(tape: Tape, pairs: readonly ScoringPair[], options: { adapter?: string; entropy?: boolean } = {}): TokenLogprobs {
     const plan = planScoring(pairs);
+    if (plan.groups === pairs.length) return this.scoreWholeSequences(tape, planWholeSequences(pairs), options);
     const P = plan.promptSeqLen;
     const prompt = this.runLayers(tape, this.embed(tape, plan.promptTokens), { batch: plan.groups, seqLen: P, positions: plan.promptPositions }, options.adapter);
     const rows = [prompt.hidden];
@@ -158,6 +159,16 @@ export class LlamaModel {
     const entropy = options.entropy ? new Float32Array(plan.targets.length) : undefined;
     // Fused head + log-softmax, by chunks of rows: the (N, vocab) logits never exist at once.
     const logprobs = headLogprobs(tape, this.finalNorm(tape, hidden), this.headWeight(), plan.targets, { entropy });
+    return { logprobs, offsets: plan.offsets, entropy };
+  }
+
+  /** tokenLogprobs when no prompt is shared: one pass over each whole sequence (scoring-plan.ts). */
+  private scoreWholeSequences(tape: Tape, plan: WholeSequencePlan, options: { adapter?: string; entropy?: boolean }): TokenLogprobs {
+    const layout: SequenceLayout = { batch: plan.batch, seqLen: plan.seqLen, positions: plan.positions };
+    const { hidden } = this.runLayers(tape, this.embed(tape, plan.tokens), layout, options.adapter);
+    const entropy = options.entropy ? new Float32Array(plan.targets.length) : undefined;
+    const rows = gatherRows(tape, hidden, plan.headRows);
+    const logprobs = headLogprobs(tape, this.finalNorm(tape, rows), this.headWeight(), plan.targets, { entropy });
     return { logprobs, offsets: plan.offsets, entropy };
   }
 

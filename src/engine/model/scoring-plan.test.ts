@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { planScoring } from './scoring-plan.js';
+import { planScoring, planWholeSequences } from './scoring-plan.js';
 
 test('identical prompts share one prompt-pass row block; rows and targets line up', () => {
   const plan = planScoring([
@@ -26,4 +26,20 @@ test('identical prompts share one prompt-pass row block; rows and targets line u
 
 test('an empty prompt is refused with the pair index', () => {
   assert.throws(() => planScoring([{ promptIds: [1], responseIds: [2] }, { promptIds: [], responseIds: [2] }]), /pair 1 has an empty prompt/);
+});
+
+test('pairs with distinct prompts run as whole sequences: prompt, then response without its last token', () => {
+  const plan = planWholeSequences([
+    { promptIds: [5, 6, 7], responseIds: [1, 2, 3] },
+    { promptIds: [9], responseIds: [4] },
+  ]);
+  assert.equal(plan.batch, 2);
+  assert.equal(plan.seqLen, 5, 'the longest: 3 prompt tokens + 2 response inputs');
+  assert.deepEqual(Array.from(plan.tokens), [5, 6, 7, 1, 2, 9, 0, 0, 0, 0]);
+  assert.deepEqual(Array.from(plan.positions), [0, 1, 2, 3, 4, 0, 1, 2, 3, 4]);
+  // Token j of pair b comes from row b * 5 + lp - 1 + j.
+  assert.deepEqual(Array.from(plan.headRows), [2, 3, 4, 5]);
+  assert.deepEqual(Array.from(plan.targets), [1, 2, 3, 4]);
+  assert.deepEqual(plan.offsets, [0, 3, 4]);
+  assert.throws(() => planWholeSequences([{ promptIds: [], responseIds: [2] }]), /pair 0 has an empty prompt/);
 });

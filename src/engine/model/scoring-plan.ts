@@ -43,10 +43,8 @@ export function planScoring(pairs: readonly ScoringPair[]): ScoringPlan {
   const groupIndex = new Map<string, number>();
   const prompts: (readonly number[])[] = [];
   const groupOf: number[] = [];
-  for (const [b, pair] of pairs.entries()) {
-    if (pair.promptIds.length === 0) {
-      throw new TroupeError('input', `scoring pair ${b} has an empty prompt; the first response token needs at least one prompt token (e.g. a BOS id)`);
-    }
+  requirePrompts(pairs);
+  for (const pair of pairs) {
     const key = pair.promptIds.join(',');
     let g = groupIndex.get(key);
     if (g === undefined) {
@@ -99,4 +97,54 @@ export function planScoring(pairs: readonly ScoringPair[]): ScoringPlan {
     targets: Int32Array.from(targets),
     offsets,
   };
+}
+
+/**
+ * The layout when no two pairs share a prompt, so a prompt pass would save nothing: each
+ * pair runs as ONE sequence, its prompt then its response without the last token, right-padded
+ * with 0 to the longest (padding rows only see earlier rows). One pass instead of two saves a
+ * read of every weight (a one-token prompt pass is a matrix-vector product per weight) and the
+ * prompt pass's kernel calls; the rows never exceed the two passes' (max(lp + lr) <= max lp +
+ * max lr). Response token j is predicted from row lp - 1 + j.
+ */
+export interface WholeSequencePlan {
+  readonly batch: number;
+  readonly seqLen: number;
+  /** (batch * seqLen) ids and their positions 0..seqLen-1. */
+  readonly tokens: Int32Array;
+  readonly positions: Int32Array;
+  /** As in ScoringPlan, over the batch * seqLen rows. */
+  readonly headRows: Int32Array;
+  readonly targets: Int32Array;
+  readonly offsets: readonly number[];
+}
+
+export function planWholeSequences(pairs: readonly ScoringPair[]): WholeSequencePlan {
+  requirePrompts(pairs);
+  const inputs = pairs.map((p) => [...p.promptIds, ...p.responseIds.slice(0, -1)]);
+  const L = Math.max(0, ...inputs.map((ids) => ids.length));
+  const tokens = new Int32Array(pairs.length * L);
+  const positions = new Int32Array(pairs.length * L);
+  const headRows: number[] = [];
+  const targets: number[] = [];
+  const offsets = [0];
+  pairs.forEach((pair, b) => {
+    tokens.set(inputs[b]!, b * L);
+    for (let t = 0; t < L; t++) positions[b * L + t] = t;
+    const lp = pair.promptIds.length;
+    pair.responseIds.forEach((id, j) => {
+      headRows.push(b * L + lp - 1 + j);
+      targets.push(id);
+    });
+    offsets.push(targets.length);
+  });
+  return { batch: pairs.length, seqLen: L, tokens, positions, headRows: Int32Array.from(headRows), targets: Int32Array.from(targets), offsets };
+}
+
+function requirePrompts(pairs: readonly ScoringPair[]): void {
+  pairs.forEach((pair, b) => {
+    if (pair.promptIds.length === 0) {
+      throw new TroupeError('input', `scoring pair ${b} has an empty prompt; the first response token needs at least one prompt token (e.g. a BOS id)`);
+    }
+  });
 }
