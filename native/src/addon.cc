@@ -289,18 +289,33 @@ bool AttentionDimsAt(Call& c, size_t i, size_t scale_at, AttentionDims* d) {
   return c.ok;
 }
 
+// The first four arguments of both attention calls (q, kh, vh, probs), checked against dims;
+// rows and keys are the lengths of q-shaped and kh-shaped arrays.
+struct AttentionOperands {
+  const float *q, *kh, *vh;
+  float* probs;
+  long rows, keys;
+};
+
+AttentionOperands AttentionOperandsOf(Call& c, const AttentionDims& d) {
+  AttentionOperands o{};
+  o.rows = d.seq_len * d.heads * d.head_dim;
+  o.keys = d.kv_heads * (d.prefix_len + d.seq_len) * d.head_dim;
+  o.q = c.f32(0, "q", o.rows);
+  o.kh = c.f32(1, "kh", o.keys);
+  o.vh = c.f32(2, "vh", o.keys);
+  o.probs = c.f32(3, "probs", d.heads * attention_score_count(d.seq_len, d.prefix_len, d.row_block));
+  return o;
+}
+
 // attentionForward(q, kh, vh, probs, out, dims, scale): attention.h.
 napi_value AttentionForward(napi_env env, napi_callback_info info) {
   Call c(env, info, "attentionForward");
   AttentionDims d{};
   if (!AttentionDimsAt(c, 5, 6, &d)) return nullptr;
-  const long rows = d.seq_len * d.heads * d.head_dim, keys = d.kv_heads * (d.prefix_len + d.seq_len) * d.head_dim;
-  const float* q = c.f32(0, "q", rows);
-  const float* kh = c.f32(1, "kh", keys);
-  const float* vh = c.f32(2, "vh", keys);
-  float* probs = c.f32(3, "probs", d.heads * attention_score_count(d.seq_len, d.prefix_len, d.row_block));
-  float* out = c.f32(4, "out", rows);
-  if (c.ok) attention_forward(*c.instance->isa, d, q, kh, vh, probs, out, c.instance->split.threads);
+  AttentionOperands o = AttentionOperandsOf(c, d);
+  float* out = c.f32(4, "out", o.rows);
+  if (c.ok) attention_forward(*c.instance->isa, d, o.q, o.kh, o.vh, o.probs, out, c.instance->split.threads);
   return c.undefined();
 }
 
@@ -310,17 +325,16 @@ napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   Call c(env, info, "attentionBackward");
   AttentionDims d{};
   if (!AttentionDimsAt(c, 8, 9, &d)) return nullptr;
-  const long rows = d.seq_len * d.heads * d.head_dim, keys = d.kv_heads * (d.prefix_len + d.seq_len) * d.head_dim;
-  const float* q = c.f32(0, "q", rows);
-  const float* kh = c.f32(1, "kh", keys);
-  const float* vh = c.f32(2, "vh", keys);
-  const float* probs = c.f32(3, "probs", d.heads * attention_score_count(d.seq_len, d.prefix_len, d.row_block));
-  const float* d_out = c.f32(4, "dOut", rows);
-  float* dq = c.length(5, "dq") == 0 ? nullptr : c.f32(5, "dq", rows);
-  float* dk = c.f32(6, "dk", keys);
-  float* dv = c.f32(7, "dv", keys);
+  AttentionOperands o = AttentionOperandsOf(c, d);
+  const float* d_out = c.f32(4, "dOut", o.rows);
+  float* dq = c.length(5, "dq") == 0 ? nullptr : c.f32(5, "dq", o.rows);
+  float* dk = c.f32(6, "dk", o.keys);
+  float* dv = c.f32(7, "dv", o.keys);
   bool dq_accumulate = c.number(10, "dqAccumulate") != 0;
-  if (c.ok) attention_backward(*c.instance->isa, d, q, kh, vh, probs, d_out, dq, dq_accumulate, dk, dv, c.instance->split.threads);
+  if (c.ok) {
+    attention_backward(*c.instance->isa, d, o.q, o.kh, o.vh, o.probs, d_out, dq, dq_accumulate, dk, dv,
+                       c.instance->split.threads);
+  }
   return c.undefined();
 }
 
