@@ -125,6 +125,64 @@ static void gemm_transposed(const IsaKernels& K, const GemmArgs& g, const GemmSp
   free(t);
 }
 
+namespace {
+
+// One side of C at most kThin wide (a LoRA rank) and the other long: the thin kernel
+// (isa-thin.cc) reads the long operand where it lies and packs the short one, k x 16. As rows
+// of C when n is the short side; as rows of C^T = op(B)^T op(A)^T when m is (4 and up: one to
+// three rows are decoding, which streams a weight matrix instead).
+constexpr long kThin = 16;
+
+struct ThinJob {
+  const IsaKernels* K;
+  const float* a;  // the long operand: row i, step p at a[i * ars + p * acs]
+  long ars, acs;
+  const float* packed;  // the short one, k x kThin
+  float* c;
+  long crs, ccs, rows, n, k;
+  bool add;
+  long chunk;
+};
+
+void run_thin_chunk(void* ctx, int chunk) {
+  const ThinJob& t = *static_cast<ThinJob*>(ctx);
+  long i0 = chunk * t.chunk, i1 = i0 + t.chunk < t.rows ? i0 + t.chunk : t.rows;
+  t.K->thin(t.a, t.ars, t.acs, t.packed, t.c, t.crs, t.ccs, i0, i1, t.n, t.k, t.add);
+}
+
+bool gemm_thin(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
+  if (g.b16 || g.round_a) return false;
+  const long ra = g.trans_a ? 1 : g.k, ca = g.trans_a ? g.m : 1;  // op(A)(i, p) = a[i * ra + p * ca]
+  const long rb = g.trans_b ? 1 : g.n, cb = g.trans_b ? g.k : 1;  // op(B)(p, j) = b[p * rb + j * cb]
+  ThinJob t{&K, nullptr, 0, 0, nullptr, g.c, 0, 0, 0, 0, g.k, g.accumulate, 0};
+  const float* short_side;
+  long short_row, short_col;  // short operand (p, s) at short_side[p * short_row + s * short_col]
+  if (g.n <= kThin && g.m > kThin) {
+    t.a = g.a, t.ars = ra, t.acs = ca, t.crs = g.n, t.ccs = 1, t.rows = g.m, t.n = g.n;
+    short_side = g.b, short_row = rb, short_col = cb;
+  } else if (g.m <= kThin && g.m >= 4 && g.n > kThin) {
+    t.a = g.b, t.ars = cb, t.acs = rb, t.crs = 1, t.ccs = g.n, t.rows = g.n, t.n = g.m;
+    short_side = g.a, short_row = ca, short_col = ra;
+  } else {
+    return false;
+  }
+  float* packed = static_cast<float*>(thread_scratch(sizeof(float) * g.k * kThin));
+  for (long p = 0; p < g.k; p++) {
+    for (long s = 0; s < kThin; s++) packed[p * kThin + s] = s < t.n ? short_side[p * short_row + s * short_col] : 0.0f;
+  }
+  t.packed = packed;
+  t.chunk = t.rows;
+  int chunks = 1;
+  if (split.threads > 1 && g.m * g.n * g.k >= split.parallel_from) {
+    t.chunk = chunk_size(t.rows, 12, split.threads * 2);
+    chunks = static_cast<int>((t.rows + t.chunk - 1) / t.chunk);
+  }
+  parallel_run(split.threads, chunks, run_thin_chunk, &t);
+  return true;
+}
+
+}  // namespace
+
 void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
   const int threads = split.threads;
   if (g.m == 0 || g.n == 0) return;
@@ -132,6 +190,7 @@ void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
     if (!g.accumulate) memset(g.c, 0, sizeof(float) * g.m * g.n);
     return;
   }
+  if (gemm_thin(K, g, split)) return;
   if (narrow(K, g)) return gemm_transposed(K, g, split);
   const bool few_rows = g.m < 4 && (!g.trans_a || g.m == 1);
   if (g.round_a && !K.bf16dot_block) return gemm_rounded_copy(K, g, split);

@@ -6,44 +6,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "isa-vector.h"
 #include "isa.h"
-
-#define TROUPE_CAT2(a, b) a##b
-#define TROUPE_CAT(a, b) TROUPE_CAT2(a, b)
-#define TROUPE_NS TROUPE_CAT(isa_, TROUPE_ISA)
-#define TROUPE_STR2(x) #x
-#define TROUPE_STR(x) TROUPE_STR2(x)
 
 namespace troupe {
 namespace TROUPE_NS {
-
-#if defined(__AVX512F__)
-constexpr int VW = 16;  // floats per vector
-constexpr int MR = 12;  // 12 x 32 tile: 24 accumulators of the 32 zmm registers
-constexpr int NR = 32;
-constexpr int KC = 256, MC = 192, NC = 1024;
-#elif defined(__AVX2__)
-constexpr int VW = 8;
-constexpr int MR = 6;  // 6 x 16 tile: 12 accumulators of the 16 ymm registers
-constexpr int NR = 16;
-constexpr int KC = 256, MC = 120, NC = 1024;
-#else
-constexpr int VW = 4;
-constexpr int MR = 4;  // 4 x 8 tile: 8 accumulators of the 16 xmm registers
-constexpr int NR = 8;
-constexpr int KC = 256, MC = 96, NC = 512;
-#endif
-constexpr int NV = NR / VW;
-
-typedef float vf __attribute__((vector_size(VW * 4)));
-typedef float vfu __attribute__((vector_size(VW * 4), aligned(4)));  // unaligned access
-typedef int vi __attribute__((vector_size(VW * 4)));
-typedef unsigned short vh __attribute__((vector_size(VW * 2), aligned(2)));  // VW bf16 values
-
-inline vf load(const float* p) { return *reinterpret_cast<const vfu*>(p); }
-inline void store(float* p, vf v) { *reinterpret_cast<vfu*>(p) = v; }
-inline vf splat(float x) { return vf{} + x; }
-inline long min_l(long a, long b) { return a < b ? a : b; }
 
 // A right-hand-side element as float32: float as is, bf16 bits widened (exact).
 inline float widen(float x) { return x; }
@@ -488,7 +455,7 @@ extern const IsaKernels TROUPE_CAT(kIsa, TROUPE_ISA_NAME) = {
     TROUPE_NS::add, TROUPE_NS::mul, TROUPE_NS::axpy, TROUPE_NS::sum_squares, TROUPE_NS::rms_norm,
     TROUPE_NS::rms_norm_backward, TROUPE_NS::causal_softmax, TROUPE_NS::causal_softmax_backward,
     TROUPE_NS::swiglu, TROUPE_NS::swiglu_backward, TROUPE_NS::rope, TROUPE_NS::log_softmax,
-    TROUPE_NS::log_softmax_gather_backward, TROUPE_NS::adamw,
+    TROUPE_NS::log_softmax_gather_backward, TROUPE_NS::adamw, TROUPE_NS::thin,
     nullptr, nullptr, nullptr,  // bf16dot_*: only the avx512-bf16 table (cpu.cc)
 };
 

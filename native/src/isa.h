@@ -54,6 +54,11 @@ struct IsaKernels {
   void (*adamw)(float* p, const float* g, float* m, float* v, long n, float lr, float beta1, float beta2, float eps,
                 float decay, float c1, float c2);
 
+  // C(i, j) (= or +=) sum_p A(i, p) B(p, j), i in [i0, i1), j < n <= 16, B packed k x 16:
+  // products with one side a LoRA rank (isa-thin.cc, gemm.cc).
+  void (*thin)(const float* a, long ars, long acs, const float* bp, float* c, long crs, long ccs, long i0, long i1,
+               long n, long k, bool add);
+
   // The 'fast' bf16 product (GemmArgs::round_a: activations rounded to bf16) with vdpbf16ps
   // (gemm-bf16.h). Set only in the avx512-bf16 table; elsewhere they are null and gemm.cc
   // rounds a copy of the activations for the widening kernels above (the same products).

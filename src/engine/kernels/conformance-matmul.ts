@@ -93,11 +93,12 @@ export function matmulConformance(kernels: () => Kernels): void {
     placer.freeAll();
   });
 
-  test('matmul: tall and narrow products (LoRA ranks: m >> n), all transposes and accumulate, vs reference', () => {
+  test('matmul: tall and narrow products and short and wide ones (LoRA ranks: m >> n, n >> m), all transposes and accumulate, vs reference', () => {
     const k = kernels();
     const rng = newRng('matmul-narrow');
     let variant = 0;
-    for (const [m, n, kk] of [[300, 16, 37], [129, 5, 254], [1030, 16, 3], [260, 31, 300]] as const) {
+    const shapes = [[300, 16, 37], [129, 5, 254], [1030, 16, 3], [260, 31, 300], [16, 300, 37], [4, 129, 254], [13, 1030, 3], [17, 40, 9]] as const;
+    for (const [m, n, kk] of shapes) {
       for (let v = 0; v < 8; v++, variant++) {
         const args = {
           a: randomArray(rng, m * kk), b: randomArray(rng, kk * n), c: randomArray(rng, m * n),
