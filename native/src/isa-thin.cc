@@ -25,22 +25,7 @@ void thin(const float* a, long ars, long acs, const float* bp, float* c, long cr
 #pragma GCC unroll 12
     for (int r = 0; r < TR; r++) ar[r] = a + min_l(i + r, i1 - 1) * ars;
     vf acc[TR][WV];
-#pragma GCC unroll 12
-    for (int r = 0; r < TR; r++)
-#pragma GCC unroll 4
-      for (int v = 0; v < WV; v++) acc[r][v] = vf{};
-    for (long p = 0; p < k; p++) {
-      vf bv[WV];
-#pragma GCC unroll 4
-      for (int v = 0; v < WV; v++) bv[v] = *reinterpret_cast<const vf*>(bp + p * W + v * VW);
-      const long at = p * acs;
-#pragma GCC unroll 12
-      for (int r = 0; r < TR; r++) {
-        const float x = ar[r][at];
-#pragma GCC unroll 4
-        for (int v = 0; v < WV; v++) acc[r][v] += x * bv[v];
-      }
-    }
+    tile_products(acc, k, [&ar, acs](int r, long p) { return ar[r][p * acs]; }, bp, W);
     for (long r = 0; r < rows; r++) {
       float* out = c + (i + r) * crs;
       if (ccs == 1 && n == W) {

@@ -41,6 +41,27 @@ inline void store(float* p, vf v) { *reinterpret_cast<vfu*>(p) = v; }
 inline vf splat(float x) { return vf{} + x; }
 inline long min_l(long a, long b) { return a < b ? a : b; }
 
+// The register tile of micro (isa.cc) and thin (isa-thin.cc): acc[r][v] = sum over p < k of
+// A(r, p) times B's row p, vector v (rows `stride` floats apart, vector-aligned), p in order.
+template <int R, int V, class AAt>
+inline void tile_products(vf (&acc)[R][V], long k, AAt a_at, const float* b, long stride) {
+#pragma GCC unroll 16
+  for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+    for (int v = 0; v < V; v++) acc[r][v] = vf{};
+  for (long p = 0; p < k; p++) {
+    vf bv[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; v++) bv[v] = *reinterpret_cast<const vf*>(b + p * stride + v * VW);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; r++) {
+      const float x = a_at(r, p);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; v++) acc[r][v] += x * bv[v];
+    }
+  }
+}
+
 // C(i, j) (= or +=) sum_p A(i, p) B(p, j) for rows i in [i0, i1), j < n <= 16: A(i, p) =
 // a[i * ars + p * acs], B packed k x 16 (zero past n), C(i, j) at c[i * crs + j * ccs].
 // Products one side of which is a LoRA rank (isa-thin.cc).

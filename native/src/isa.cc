@@ -119,21 +119,7 @@ void pack_b_t(const T* b, long rs, long cs, long p0, long kc, long j0, long nc, 
 void micro(long kc, const float* __restrict a, const float* __restrict b, float* c, long ldc, int mv, int nv,
            bool add) {
   vf acc[MR][NV];
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; i++)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; v++) acc[i][v] = vf{};
-  for (long p = 0; p < kc; p++) {
-    vf bv[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; v++) bv[v] = *reinterpret_cast<const vf*>(b + p * NR + v * VW);
-#pragma GCC unroll 16
-    for (int i = 0; i < MR; i++) {
-      float av = a[p * MR + i];
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; v++) acc[i][v] += av * bv[v];
-    }
-  }
+  tile_products(acc, kc, [a](int i, long p) { return a[p * MR + i]; }, b, NR);
   if (mv == MR && nv == NR) {
 #pragma GCC unroll 16
     for (int i = 0; i < MR; i++)
