@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { loadNativeBinding } from '../engine/kernels/native-binding.js';
+import { createNativeKernels } from '../engine/kernels/native-kernels.js';
 import { createReferenceKernels } from '../engine/kernels/reference.js';
+import type { Kernels } from '../engine/kernels/types.js';
 import { llamaConfig } from '../engine/model/llama-config.js';
 import { LlamaModel } from '../engine/model/llama-model.js';
 import { Tape } from '../engine/autograd/tape.js';
@@ -100,9 +103,14 @@ test('KL against an identical reference is zero; against a different one it is p
   assert.ok(differs.kl !== null && differs.kl > 0);
 });
 
-test('micro-batch size does not change the update', async () => {
+// On the native backend too: its recycled arrays (alloc with zero: false, a step's one
+// BufferPool) hold the previous micro-batch's values, so an op that forgot to write some
+// element it claimed to overwrite would change the update here.
+const backends: [string, Kernels][] = [['reference', kernels]];
+if (loadNativeBinding().binding) backends.push(['native', createNativeKernels({ threads: 2 })]);
+for (const [name, k] of backends) test(`micro-batch size does not change the update (${name} kernels)`, async () => {
   const weightsAfter = async (microBatchTokens: number) => {
-    const model = LlamaModel.create(kernels, config, { seed: 10 });
+    const model = LlamaModel.create(k, config, { seed: 10 });
     const policy = new EmbeddedPolicy({ id: 'p', model, tokenizer });
     const { sequences } = await sampleBandit(policy, 5, 8);
     new Learner({ policyId: 'p', model, options: { ...options, microBatchTokens } }).update(alternate(sequences), 0.05);
