@@ -20,6 +20,7 @@
 #include "cpu.h"
 #include "gemm.h"
 #include "page-cache.h"
+#include "thread-pool.h"
 
 namespace troupe {
 namespace {
@@ -244,11 +245,38 @@ napi_value Rope(napi_env env, napi_callback_info info) {
   return c.undefined();
 }
 
+// The log-softmax of a training row's logits (255 x 151936: 155 MB) is a pass bound by memory
+// bandwidth: rows are independent, so they are cut into chunks for the thread pool (the same
+// result whoever runs a row).
+struct VocabRows {
+  const IsaKernels* isa;
+  float* x;
+  long rows, vocab, chunk;
+  const int32_t* targets;  // null: log-softmax; else the gather backward with g
+  const float* g;
+};
+
+void RunVocabRows(void* ctx, int chunk) {
+  const VocabRows& v = *static_cast<VocabRows*>(ctx);
+  const long r0 = chunk * v.chunk, r1 = r0 + v.chunk < v.rows ? r0 + v.chunk : v.rows;
+  float* x = v.x + r0 * v.vocab;
+  if (v.targets) v.isa->log_softmax_gather_backward(x, r1 - r0, v.vocab, v.targets + r0, v.g + r0);
+  else v.isa->log_softmax(x, r1 - r0, v.vocab);
+}
+
+void ForVocabRows(const Instance& instance, VocabRows v) {
+  const int threads = instance.split.threads;
+  // From the matmuls' split threshold on (in elements here; the tests set it to 0).
+  const bool split = threads > 1 && v.rows > 1 && v.rows * v.vocab >= instance.split.parallel_from;
+  v.chunk = split ? (v.rows + 2 * threads - 1) / (2 * threads) : v.rows;
+  parallel_run(threads, static_cast<int>((v.rows + v.chunk - 1) / v.chunk), RunVocabRows, &v);
+}
+
 napi_value LogSoftmax(napi_env env, napi_callback_info info) {
   Call c(env, info, "logSoftmax");
   long rows = c.dim(1, "rows"), vocab = c.dim(2, "vocab");
   float* x = c.f32(0, "logits", rows * vocab);
-  if (c.ok && vocab > 0) c.instance->isa->log_softmax(x, rows, vocab);
+  if (c.ok && vocab > 0 && rows > 0) ForVocabRows(*c.instance, VocabRows{c.instance->isa, x, rows, vocab, 0, nullptr, nullptr});
   return c.undefined();
 }
 
@@ -265,7 +293,7 @@ napi_value LogSoftmaxGatherBackward(napi_env env, napi_callback_info info) {
   for (long r = 0; c.ok && r < rows; r++) {
     if (targets[r] < 0 || targets[r] >= vocab) c.fail("a target lies outside the vocabulary");
   }
-  if (c.ok) c.instance->isa->log_softmax_gather_backward(x, rows, vocab, targets, g);
+  if (c.ok && rows > 0) ForVocabRows(*c.instance, VocabRows{c.instance->isa, x, rows, vocab, 0, targets, g});
   return c.undefined();
 }
 
