@@ -254,6 +254,7 @@ struct VocabRows {
   long rows, vocab, chunk;
   const int32_t* targets;  // null: log-softmax; else the gather backward with g
   const float* g;
+  float* entropy;  // with the log-softmax: each row's entropy too, when not null
 };
 
 void RunVocabRows(void* ctx, int chunk) {
@@ -262,6 +263,7 @@ void RunVocabRows(void* ctx, int chunk) {
   float* x = v.x + r0 * v.vocab;
   if (v.targets) v.isa->log_softmax_gather_backward(x, r1 - r0, v.vocab, v.targets + r0, v.g + r0);
   else v.isa->log_softmax(x, r1 - r0, v.vocab);
+  if (!v.targets && v.entropy) v.isa->row_entropy(x, r1 - r0, v.vocab, v.entropy + r0);
 }
 
 void ForVocabRows(const Instance& instance, VocabRows v) {
@@ -272,11 +274,13 @@ void ForVocabRows(const Instance& instance, VocabRows v) {
   parallel_run(threads, static_cast<int>((v.rows + v.chunk - 1) / v.chunk), RunVocabRows, &v);
 }
 
+// logSoftmax(logits, rows, vocab, entropy): an empty entropy means none is wanted.
 napi_value LogSoftmax(napi_env env, napi_callback_info info) {
   Call c(env, info, "logSoftmax");
   long rows = c.dim(1, "rows"), vocab = c.dim(2, "vocab");
   float* x = c.f32(0, "logits", rows * vocab);
-  if (c.ok && vocab > 0 && rows > 0) ForVocabRows(*c.instance, VocabRows{c.instance->isa, x, rows, vocab, 0, nullptr, nullptr});
+  float* entropy = c.length(3, "entropy") == 0 ? nullptr : c.f32(3, "entropy", rows);
+  if (c.ok && vocab > 0 && rows > 0) ForVocabRows(*c.instance, VocabRows{c.instance->isa, x, rows, vocab, 0, nullptr, nullptr, entropy});
   return c.undefined();
 }
 
@@ -293,7 +297,7 @@ napi_value LogSoftmaxGatherBackward(napi_env env, napi_callback_info info) {
   for (long r = 0; c.ok && r < rows; r++) {
     if (targets[r] < 0 || targets[r] >= vocab) c.fail("a target lies outside the vocabulary");
   }
-  if (c.ok && rows > 0) ForVocabRows(*c.instance, VocabRows{c.instance->isa, x, rows, vocab, 0, targets, g});
+  if (c.ok && rows > 0) ForVocabRows(*c.instance, VocabRows{c.instance->isa, x, rows, vocab, 0, targets, g, nullptr});
   return c.undefined();
 }
 

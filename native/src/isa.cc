@@ -407,6 +407,20 @@ void log_softmax(float* x, long rows, long vocab) {
   }
 }
 
+void row_entropy(const float* x, long rows, long vocab, float* out) {
+  for (long r = 0; r < rows; r++) {
+    const float* row = x + r * vocab;
+    vf sv{};
+    long j = 0;
+    for (; j + VW <= vocab; j += VW) sv += vexp(load(row + j)) * load(row + j);
+    if (j < vocab) {
+      vf tail = load_tail(row + j, vocab - j, 0.0f);  // padding: exp(0) * 0 adds nothing
+      sv += vexp(tail) * tail;
+    }
+    out[r] = -hsum(sv);
+  }
+}
+
 void log_softmax_gather_backward(float* x, long rows, long vocab, const int32_t* targets, const float* g) {
   for (long r = 0; r < rows; r++) {
     float* row = x + r * vocab;
@@ -441,7 +455,7 @@ extern const IsaKernels TROUPE_CAT(kIsa, TROUPE_ISA_NAME) = {
     TROUPE_NS::add, TROUPE_NS::mul, TROUPE_NS::axpy, TROUPE_NS::sum_squares, TROUPE_NS::rms_norm,
     TROUPE_NS::rms_norm_backward, TROUPE_NS::causal_softmax, TROUPE_NS::causal_softmax_backward,
     TROUPE_NS::swiglu, TROUPE_NS::swiglu_backward, TROUPE_NS::rope, TROUPE_NS::log_softmax,
-    TROUPE_NS::log_softmax_gather_backward, TROUPE_NS::adamw, TROUPE_NS::thin,
+    TROUPE_NS::log_softmax_gather_backward, TROUPE_NS::row_entropy, TROUPE_NS::adamw, TROUPE_NS::thin,
     nullptr, nullptr, nullptr,  // bf16dot_*: only the avx512-bf16 table (cpu.cc)
 };
 

@@ -51,6 +51,8 @@ struct IsaKernels {
   void (*log_softmax)(float* x, long rows, long vocab);
   // x (log-probs) becomes g[r] * (onehot(targets[r]) - exp(x)) row by row, in place.
   void (*log_softmax_gather_backward)(float* x, long rows, long vocab, const int32_t* targets, const float* g);
+  // out[r] = -sum_j exp(x[r, j]) x[r, j] over log-probabilities: each row's entropy.
+  void (*row_entropy)(const float* x, long rows, long vocab, float* out);
   void (*adamw)(float* p, const float* g, float* m, float* v, long n, float lr, float beta1, float beta2, float eps,
                 float decay, float c1, float c2);
 

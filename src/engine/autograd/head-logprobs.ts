@@ -30,10 +30,10 @@ export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLik
   if (options.entropy) expectEqual('headLogprobs', 'the entropy array length', options.entropy.length, rows);
   const chunk = Math.max(1, options.chunkRows ?? Math.floor(LOGITS_BUDGET / Math.max(1, vocab)));
   const k = tape.kernels;
-  /** Log-softmax of the logits of rows [r0, r1) into `logp` ((r1 - r0) x vocab). */
-  const chunkLogp = (r0: number, r1: number, logp: Float32Array): void => {
+  /** Log-softmax of the logits of rows [r0, r1) into `logp` ((r1 - r0) x vocab), and their entropies when asked. */
+  const chunkLogp = (r0: number, r1: number, logp: Float32Array, entropy?: Float32Array): void => {
     weightMatmul(k, { a: x.data.subarray(r0 * hidden, r1 * hidden), w, c: logp, m: r1 - r0, n: vocab, k: hidden, transB: true });
-    k.logSoftmax(logp, r1 - r0, vocab);
+    k.logSoftmax(logp, r1 - r0, vocab, entropy?.subarray(r0, r1));
   };
   const out = tape.output([rows], [x, w]);
   const trains = tape.recording && (x.requiresGrad || w.requiresGrad);
@@ -43,16 +43,8 @@ export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLik
   const logp = kept ?? tape.temp(Math.min(chunk, rows) * vocab);
   for (let r0 = 0; r0 < rows; r0 += chunk) {
     const r1 = Math.min(rows, r0 + chunk);
-    chunkLogp(r0, r1, logp);
-    for (let i = r0; i < r1; i++) {
-      const base = (i - r0) * vocab;
-      out.data[i] = logp[base + target[i]!]!;
-      if (options.entropy) {
-        let h = 0;
-        for (let j = base; j < base + vocab; j++) h -= Math.exp(logp[j]!) * logp[j]!;
-        options.entropy[i] = h;
-      }
-    }
+    chunkLogp(r0, r1, logp, options.entropy);
+    for (let i = r0; i < r1; i++) out.data[i] = logp[(i - r0) * vocab + target[i]!]!;
   }
   if (!kept) tape.release(logp);
   tape.onBackward(out, () => {

@@ -17,17 +17,10 @@ export function logSoftmaxGather(tape: Tape, logits: Tensor, targets: ArrayLike<
   }
   const logp = tape.scratch(logits.size);
   logp.set(logits.data);
-  tape.kernels.logSoftmax(logp, rows, vocab);
+  if (options.entropy) expectEqual('logSoftmaxGather', 'the entropy array length', options.entropy.length, rows);
+  tape.kernels.logSoftmax(logp, rows, vocab, options.entropy);
   const out = tape.output([rows], [logits]);
   for (let i = 0; i < rows; i++) out.data[i] = logp[i * vocab + target[i]!]!;
-  if (options.entropy) {
-    expectEqual('logSoftmaxGather', 'the entropy array length', options.entropy.length, rows);
-    for (let i = 0; i < rows; i++) {
-      let h = 0;
-      for (let j = i * vocab; j < (i + 1) * vocab; j++) h -= Math.exp(logp[j]!) * logp[j]!;
-      options.entropy[i] = h;
-    }
-  }
   tape.onBackward(out, () => {
     const g = out.grad!;
     const { grad: dl, accumulate } = tape.gradSink(logits);

@@ -67,6 +67,12 @@ export function checkRows(op: string, name: string, array: Float32Array, rows: n
   checkLength(op, name, array, rows * cols);
 }
 
+/** logSoftmax's arguments: rows x vocab logits and, when asked for, an entropy per row. */
+export function checkLogSoftmax(logits: Float32Array, rows: number, vocab: number, entropy?: Float32Array): void {
+  checkRows('logSoftmax', 'logits', logits, rows, vocab);
+  if (entropy) checkLength('logSoftmax', 'entropy', entropy, rows);
+}
+
 /** logSoftmaxGatherBackward's arguments: rows x vocab log-probs, a target in range and a g per row. */
 export function checkGatherBackward(logp: Float32Array, rows: number, vocab: number, targets: Int32Array, g: Float32Array): void {
   const op = 'logSoftmaxGatherBackward';

@@ -217,6 +217,27 @@ export function opsConformance(kernels: () => Kernels): void {
     });
   });
 
+  test('logSoftmax with entropy: each row\'s -sum p log p, hand rows and random odd vocab vs reference', () => {
+    const k = kernels();
+    // A uniform row over 4 has entropy log 4; a near one-hot row nearly 0.
+    const hand = new Float32Array([3, 3, 3, 3, 60, 0, 0, 0]);
+    const entropy = new Float32Array(2);
+    k.logSoftmax(hand, 2, 4, entropy);
+    assertClose(entropy, [Math.log(4), 0], { rtol: 1e-6, atol: 1e-6 }, 'hand entropy');
+    const rng = newRng('logsoftmax-entropy');
+    ODD_SIZES.forEach((vocab) => {
+      const rows = 3;
+      const mine = randomArray(rng, rows * vocab, 4);
+      const theirs = mine.slice();
+      const [hMine, hTheirs] = [new Float32Array(rows), new Float32Array(rows)];
+      k.logSoftmax(mine, rows, vocab, hMine);
+      reference.logSoftmax(theirs, rows, vocab, hTheirs);
+      assertClose(mine, theirs, { rtol: 2e-6, atol: 2e-6 }, `logSoftmax with entropy vocab=${vocab}`);
+      assertClose(hMine, hTheirs, { rtol: 1e-5, atol: 1e-6 }, `entropy vocab=${vocab}`);
+    });
+    assert.throws(() => k.logSoftmax(new Float32Array(4), 2, 2, new Float32Array(1)), /logSoftmax: 'entropy'/);
+  });
+
   test('logSoftmaxGatherBackward: hand row, random odd vocab vs reference, a target outside the vocabulary is refused', () => {
     const k = kernels();
     const hand = new Float32Array([Math.log(0.25), Math.log(0.75), Math.log(0.5), Math.log(0.5)]);

@@ -22,7 +22,8 @@ export interface NativeOps {
   swigluBackward(gate: Float32Array, up: Float32Array, dOut: Float32Array, dGate: Float32Array, dUp: Float32Array): void;
   /** cos/sin: [position][headDim / 2]; sign -1 rotates backwards. */
   rope(x: Float32Array, positions: Int32Array, cos: Float32Array, sin: Float32Array, tokens: number, heads: number, headDim: number, sign: number): void;
-  logSoftmax(logits: Float32Array, rows: number, vocab: number): void;
+  /** An empty entropy: none wanted. */
+  logSoftmax(logits: Float32Array, rows: number, vocab: number, entropy: Float32Array): void;
   logSoftmaxGatherBackward(logp: Float32Array, rows: number, vocab: number, targets: Int32Array, g: Float32Array): void;
   /** c1, c2: reciprocal bias corrections; decay = 1 - lr * weightDecay. */
   adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array,

@@ -1,6 +1,6 @@
 import { TroupeError } from '../../util/errors.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
-import { checkGatherBackward, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
+import { checkGatherBackward, checkLogSoftmax, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { loadNativeBinding } from './native-binding.js';
 import { RopeTables } from './rope-table.js';
 import type { AttentionSequenceArgs, Kernels } from './types.js';
@@ -26,7 +26,7 @@ export interface NativeKernels extends Kernels {
   dispose(): Promise<void>;
 }
 
-const NO_GRADIENT = new Float32Array(0);
+const NONE = new Float32Array(0); // an optional output not asked for
 
 function attentionDims(a: AttentionSequenceArgs): Int32Array {
   return Int32Array.of(a.seqLen, a.prefixLen, a.heads, a.kvHeads, a.headDim, a.rowBlock);
@@ -127,9 +127,9 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
       const table = ropeTables.get(positions, tokens, invFreq.subarray(0, headDim >> 1));
       ops.rope(x, positions, table.cos, table.sin, tokens, heads, headDim, inverse ? -1 : 1);
     },
-    logSoftmax(logits, rows, vocab) {
-      checkRows('logSoftmax', 'logits', logits, rows, vocab);
-      ops.logSoftmax(logits, rows, vocab);
+    logSoftmax(logits, rows, vocab, entropy) {
+      checkLogSoftmax(logits, rows, vocab, entropy);
+      ops.logSoftmax(logits, rows, vocab, entropy ?? NONE);
     },
     logSoftmaxGatherBackward(logp, rows, vocab, targets, g) {
       checkGatherBackward(logp, rows, vocab, targets, g);
@@ -139,7 +139,7 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
       ops.attentionForward(args.q, args.kh, args.vh, args.probs, args.out, attentionDims(args), args.scale);
     },
     attentionBackward(args) {
-      const dq = args.dq?.grad ?? NO_GRADIENT;
+      const dq = args.dq?.grad ?? NONE;
       ops.attentionBackward(args.q, args.kh, args.vh, args.probs, args.dOut, dq, args.dk, args.dv, attentionDims(args), args.scale, args.dq?.accumulate ? 1 : 0);
     },
     adamw(param, grad, m, v, o) {

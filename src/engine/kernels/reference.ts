@@ -1,4 +1,4 @@
-import { checkGatherBackward, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
+import { checkGatherBackward, checkLogSoftmax, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { roundToBf16 } from '../io/half-float.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import type { Kernels, MatmulArgs, MatmulBf16Args } from './types.js';
@@ -188,8 +188,17 @@ export function logSoftmaxGatherBackward(logp: Float32Array, rows: number, vocab
   }
 }
 
-function logSoftmax(logits: Float32Array, rows: number, vocab: number): void {
-  checkRows('logSoftmax', 'logits', logits, rows, vocab);
+/** entropy[r] = -sum_j exp(logp[r, j]) logp[r, j] over rows x vocab log-probabilities. */
+export function rowEntropies(logp: Float32Array, rows: number, vocab: number, entropy: Float32Array): void {
+  for (let r = 0; r < rows; r++) {
+    let h = 0;
+    for (let j = r * vocab; j < (r + 1) * vocab; j++) h -= Math.exp(logp[j]!) * logp[j]!;
+    entropy[r] = h;
+  }
+}
+
+function logSoftmax(logits: Float32Array, rows: number, vocab: number, entropy?: Float32Array): void {
+  checkLogSoftmax(logits, rows, vocab, entropy);
   for (let r = 0; r < rows; r++) {
     const base = r * vocab;
     let max = -Infinity;
@@ -199,6 +208,7 @@ function logSoftmax(logits: Float32Array, rows: number, vocab: number): void {
     const logSum = max + Math.log(sum);
     for (let j = 0; j < vocab; j++) logits[base + j] = logits[base + j]! - logSum;
   }
+  if (entropy) rowEntropies(logits, rows, vocab, entropy);
 }
 
 function adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array, options: {

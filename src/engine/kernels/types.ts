@@ -131,9 +131,10 @@ export interface Kernels {
 
   /**
    * Log-softmax of logits rows x vocab, in place (logits become log-probabilities). Returns
-   * nothing; gather the target entries yourself.
+   * nothing; gather the target entries yourself. With `entropy` (rows long), also writes each
+   * row's entropy -sum p log p (p = exp of the result), a metric of the learner.
    */
-  logSoftmax(logits: Float32Array, rows: number, vocab: number): void;
+  logSoftmax(logits: Float32Array, rows: number, vocab: number, entropy?: Float32Array): void;
   /**
    * The backward of gathering log-probs from a log-softmax, in place: logp (rows x vocab,
    * from logSoftmax) becomes d loss / d logits, row i = g[i] * (onehot(targets[i]) -

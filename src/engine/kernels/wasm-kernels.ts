@@ -1,8 +1,8 @@
-import { logSoftmaxGatherBackward } from './reference.js';
+import { logSoftmaxGatherBackward, rowEntropies } from './reference.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { TroupeError } from '../../util/errors.js';
 import { CallArena } from './call-arena.js';
-import { checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
+import { checkLogSoftmax, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { detectSimdFlavor, type SimdFlavor } from './feature-detect.js';
 import { Heap } from './heap.js';
 import { dispatchMatmul, dispatchMatmulBf16, MATMUL_SCRATCH_BYTES, MATVEC_SPLIT_DEFAULT, type MatmulContext } from './matmul-dispatch.js';
@@ -156,10 +156,11 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
         table.cos.byteOffset, table.sin.byteOffset, tokens, heads, headDim, inverse ? -1 : 1));
     },
     logSoftmaxGatherBackward,
-    logSoftmax(logits, rows, vocab) {
-      checkRows('logSoftmax', 'logits', logits, rows, vocab);
+    logSoftmax(logits, rows, vocab, entropy) {
+      checkLogSoftmax(logits, rows, vocab, entropy);
       if (rows === 0 || vocab === 0) return;
       call(() => exports.log_softmax(ptr(logits, rows * vocab, true), rows, vocab, arena.scratch(vocab * 4)));
+      if (entropy) rowEntropies(logits, rows, vocab, entropy);
     },
     adamw(param, grad, m, v, o) {
       const n = checkSameLength('adamw', { param, grad, m, v });
