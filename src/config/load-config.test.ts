@@ -23,6 +23,7 @@ test('a minimal config resolves with every default filled, max_turns from the ta
   assert.deepEqual(config.rollout, {
     mode: 'tree',
     k: 4,
+    continue: 'best',
     tasks: 8,
     temperature: 1,
     top_p: 1,
@@ -40,6 +41,14 @@ test('the rollout mode follows the algorithm, and a contradiction is an error', 
   assert.match(
     configError(() => resolveConfig({ tasks: { name: 'toy' }, algorithm: 'at-grpo', rollout: { mode: 'independent' } })),
     /rollout\.mode: algorithm at-grpo samples with mode tree/,
+  );
+});
+
+test('rollout.continue picks the continued branch in tree mode and is an error elsewhere', () => {
+  assert.equal(resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: 'sampled' } }).rollout.continue, 'sampled');
+  assert.match(
+    configError(() => resolveConfig({ tasks: { name: 'toy' }, algorithm: 'grpo', rollout: { continue: 'sampled' } })),
+    /rollout\.continue: only tree sampling \(algorithm at-grpo\) picks a branch to continue, got "sampled" with algorithm grpo/,
   );
 });
 
@@ -62,7 +71,7 @@ test('a bad enum names the key path, the allowed values and the given value', ()
 
 test('an unknown key is an error naming its path and the keys allowed there', () => {
   const message = configError(() => loadConfig(file('unknown.yaml', 'tasks: {name: toy}\nrollout:\n  kk: 3\n')));
-  assert.match(message, /rollout\.kk: unknown key; allowed keys here: mode, k, tasks, temperature/);
+  assert.match(message, /rollout\.kk: unknown key; allowed keys here: mode, k, continue, tasks, temperature/);
   assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, trian: {} })), /trian: unknown key/);
 });
 

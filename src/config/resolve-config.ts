@@ -110,6 +110,12 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
         message: `algorithm ${algorithm} samples with mode ${modeOfAlgorithm[algorithm]}, got ${JSON.stringify(rollout.mode)}; drop rollout.mode or use algorithm ${algorithmOfMode[rollout.mode]}`,
       });
     }
+    if (rollout.continue !== 'best' && modeOfAlgorithm[algorithm] !== 'tree') {
+      problems.push({
+        path: 'rollout.continue',
+        message: `only tree sampling (algorithm at-grpo) picks a branch to continue, got ${JSON.stringify(rollout.continue)} with algorithm ${algorithm}; drop rollout.continue`,
+      });
+    }
     if (algorithm !== 'magrpo' && object.magrpo !== undefined) {
       problems.push({
         path: 'magrpo',

@@ -11,6 +11,12 @@ export const rolloutSection = z
     mode: z.enum(['tree', 'independent', 'joint']).optional(),
     /** Branches per node (tree), episodes per task (independent), or G per role per node (joint); 4 as in MAGRPO's G. */
     k: z.number().int().min(1).max(64).default(4),
+    /**
+     * Tree mode: which of a node's K branches the episode continues from. `best` (AT-GRPO as
+     * published): the highest total. `sampled`: one branch drawn uniformly, i.e. the policy's own
+     * move, so training visits the states the policy reaches (all K branches still form the group).
+     */
+    continue: z.enum(['best', 'sampled']).default('best'),
     /** Tasks per batch. */
     tasks: z.number().int().min(1).default(8),
     temperature: z.number().min(0).default(1),

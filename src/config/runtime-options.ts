@@ -11,6 +11,7 @@ export function teamOptions(config: ResolvedConfig): TeamOptions {
 export function rolloutOptions(config: ResolvedConfig): RolloutOptions {
   const r = config.rollout;
   const options: RolloutOptions = { mode: r.mode, k: r.k, temperature: r.temperature, topP: r.top_p, topK: r.top_k, maxTokens: r.max_tokens, stop: r.stop };
+  if (r.mode === 'tree' && r.continue !== 'best') return { ...options, continueWith: r.continue };
   return r.mode === 'joint' ? { ...options, joint: config.magrpo } : options;
 }
 

@@ -212,3 +212,25 @@ test('a policy that breaks its contract is a policy error; duplicate task indice
   await assert.rejects(rollout({ ...setup(), policyFor: () => short, tasks: [0] }), /returned 1 completions for a request with n = 4/);
   await assert.rejects(rollout({ ...setup(), tasks: [1, 1] }), /task index 1 appears twice/);
 });
+
+test('tree, continue sampled: the continued branch is drawn uniformly, not the best, and seeded', async () => {
+  const input = { ...setup({ skill: 0.2 }), tasks, options: { ...setup().options, continueWith: 'sampled' as const } };
+  const { samples } = await rollout(input);
+  const counts = [0, 0, 0, 0];
+  let notBest = 0;
+  for (const members of groupsOf(samples).values()) {
+    assert.equal(members.length, 4, 'the K branches still form the group');
+    const chosen = members.filter((s) => s.chosen);
+    assert.equal(chosen.length, 1);
+    counts[chosen[0]!.branch]! += 1;
+    if (chosen[0]!.reward.total < Math.max(...members.map((s) => s.reward.total))) notBest += 1;
+  }
+  assert.ok(notBest > 0, 'some continued branches score below their group best');
+  assert.ok(counts.every((c) => c > 0), `every branch index is continued some time: ${counts}`);
+  replayChosen(input.team, input.source, tasks, samples);
+  const again = await rollout({ ...input, ...setup({ skill: 0.2 }), options: input.options });
+  assert.deepEqual(
+    again.samples.filter((s) => s.chosen).map((s) => s.group + s.branch),
+    samples.filter((s) => s.chosen).map((s) => s.group + s.branch),
+  );
+});

@@ -6,6 +6,10 @@
  * on exactly the state that was chosen. The losing clones are dropped, never reused: nothing
  * overwrites the branches before they are scored.
  *
+ * `continueWith: 'sampled'` continues from a branch drawn uniformly instead of the best: the
+ * episode then follows the policy's own play, so the later nodes (and their groups of K) are
+ * the states the policy reaches, not those of a search much stronger than it.
+ *
  * Sequential turns: roles act one after another, each on the env its predecessor chose, so a
  * role's prompt shows the actions taken before it in the same turn.
  * Parallel turns: every role builds its prompt from the state at the start of the turn and
@@ -18,7 +22,7 @@
 import type { Env, Role, TurnContext } from '../envs/types.js';
 import type { Completion, Policy } from '../policy/types.js';
 import { invariant } from '../util/errors.js';
-import { deriveSeed } from '../util/rng.js';
+import { deriveSeed, Rng } from '../util/rng.js';
 import { parseCompletion, stepRole, type ParsedCompletion, type StepResult } from './apply-completion.js';
 import { buildSample, treeGroupKey } from './build-sample.js';
 import { countFailures, newEpisodeStats } from './episode-stats.js';
@@ -88,10 +92,10 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
     );
 
   const recordNode = (node: Node<E>, completions_K: Completion[], branches_K: Branch<E>[], ctx: TurnContext): Branch<E> => {
-    let best = 0;
-    branches_K.forEach((b, i) => {
-      if (b.result.reward.total > branches_K[best]!.result.reward.total) best = i;
-    });
+    const chosenIndex =
+      options.continueWith === 'sampled'
+        ? Rng.derive(input.seed, input.step, node.env.taskId, ctx.turn, node.role.name, 'continue').int(branches_K.length)
+        : bestBranch(branches_K);
     const group = treeGroupKey(node.env.taskId, ctx.turn, node.role.name);
     branches_K.forEach((b, i) => {
       countFailures(node.state.stats, b.read, b.result);
@@ -102,7 +106,7 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
           role: node.role.name,
           group,
           branch: i,
-          chosen: i === best,
+          chosen: i === chosenIndex,
           prompt: node.prompt,
           completion: completions_K[i]!,
           result: b.result,
@@ -110,7 +114,7 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
         }),
       );
     });
-    const chosen = branches_K[best]!;
+    const chosen = branches_K[chosenIndex]!;
     node.state.stats.returns[node.role.name]! += chosen.result.reward.total;
     return chosen;
   };
@@ -151,3 +155,13 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
   for (const s of states) s.stats.success = s.env.success;
   return { samples, episodes: states.map((s) => s.stats) };
 }
+
+/** The highest total wins; ties go to the lowest branch index. */
+function bestBranch(branches_K: readonly Branch<Env>[]): number {
+  let best = 0;
+  branches_K.forEach((b, i) => {
+    if (b.result.reward.total > branches_K[best]!.result.reward.total) best = i;
+  });
+  return best;
+}
+

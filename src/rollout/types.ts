@@ -59,6 +59,11 @@ export interface RolloutOptions {
   readonly topK: number;
   readonly maxTokens: number;
   readonly stop: readonly string[];
+  /**
+   * Tree mode: which branch a node continues from; `best` (default, AT-GRPO) or `sampled` (one
+   * drawn uniformly from the K, so the episode follows the policy's own play).
+   */
+  readonly continueWith?: 'best' | 'sampled';
   /** `joint` mode only; defaults: aligned, gamma 0.9, credit sum, expand all (aligned) / best (cross). */
   readonly joint?: Partial<JointOptions>;
 }

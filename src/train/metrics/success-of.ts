@@ -1,8 +1,9 @@
 import type { SuccessOf } from './types.js';
 
-/** Whose play a rollout's episodes show (types.ts, SuccessOf): only a choice among K > 1 branches is a search. */
-export function successOf(rollout: { readonly mode: string; readonly k: number }): SuccessOf {
-  return rollout.mode === 'independent' || rollout.k === 1 ? 'sampled' : 'best-branch';
+/** Whose play a rollout's episodes show (types.ts, SuccessOf): only continuing the best of K > 1 branches is a search. */
+export function successOf(rollout: { readonly mode: string; readonly k: number; readonly continueWith?: string }): SuccessOf {
+  const search = rollout.mode !== 'independent' && rollout.k > 1 && rollout.continueWith !== 'sampled';
+  return search ? 'best-branch' : 'sampled';
 }
 
 /**
