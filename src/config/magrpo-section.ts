@@ -15,7 +15,7 @@ export const magrpoSection = z
     /** Cross mode: a response is credited with the sum (MAGRPO) or the mean of its joint actions' returns. */
     credit: z.enum(['sum', 'mean']).default('sum'),
     /** Which joint actions continue into the next turn; default all (aligned) or best (cross). */
-    expand: z.enum(['all', 'best']).optional(),
+    expand: z.enum(['all', 'best', 'sampled']).optional(),
     /** What the joint reward adds to the team reward of the state (docs/magrpo.md). */
     reward: z.enum(['global', 'global+failures', 'global+local']).default('global'),
   })

@@ -32,8 +32,8 @@ export function resolveJointOptions(partial: Partial<JointOptions> = {}): JointO
   if (options.credit !== 'sum' && options.credit !== 'mean') {
     problems.push(`magrpo.credit: expected sum | mean, got ${JSON.stringify(options.credit)}`);
   }
-  if (options.expand !== 'all' && options.expand !== 'best') {
-    problems.push(`magrpo.expand: expected all | best, got ${JSON.stringify(options.expand)}`);
+  if (options.expand !== 'all' && options.expand !== 'best' && options.expand !== 'sampled') {
+    problems.push(`magrpo.expand: expected all | best | sampled, got ${JSON.stringify(options.expand)}`);
   }
   if (!JOINT_REWARDS.includes(options.reward)) {
     problems.push(`magrpo.reward: expected ${JOINT_REWARDS.join(' | ')}, got ${JSON.stringify(options.reward)}`);
@@ -47,7 +47,7 @@ export const MAX_NODES_PER_TASK = 1024;
 
 /** Upper bound on one task's nodes (every joint action expands until the turn limit). */
 export function maxNodesPerTask(jointActionsPerNode: number, expand: JointOptions['expand'], maxTurns: number): number {
-  if (expand === 'best') return maxTurns;
+  if (expand !== 'all') return maxTurns;
   let total = 0;
   let level = 1;
   for (let turn = 0; turn < maxTurns && total <= MAX_NODES_PER_TASK; turn++) {

@@ -346,3 +346,20 @@ test('joint mode needs parallel turns, and a cross tree that would explode is re
     (e: unknown) => e instanceof TroupeError && e.category === 'config' && /magrpo\.expand: best/.test(e.message),
   );
 });
+
+test('expand sampled: one drawn joint action continues per node, seeded, not always the best', async () => {
+  const tasks = [0, 1, 2, 3, 4, 5, 6, 7];
+  const paths = async () => {
+    const { samples } = await play({ joint: 'cross', expand: 'sampled', gamma: 0 }, { maxTurns: 3, tasks });
+    return tasks.map((t) => [...new Set(samples.filter((s) => s.task_id === `pair/${t}`).map((s) => s.node!))].sort());
+  };
+  const perTask = await paths();
+  for (const nodes of perTask) {
+    assert.equal(nodes.length, 3, `one node per turn: ${nodes}`);
+    nodes.slice(1).forEach((node, i) => assert.ok(node.startsWith(`${nodes[i]}.`), `${node} continues ${nodes[i]}`));
+  }
+  // Every task's root is the same node (the policy is deterministic), so `best` would continue
+  // the same joint action everywhere; uniform draws over 4 joint actions do not.
+  assert.ok(new Set(perTask.map((nodes) => nodes[1])).size > 1, `root continuations: ${perTask.map((n) => n[1])}`);
+  assert.deepEqual(await paths(), perTask, 'the same seed draws the same continuations');
+});

@@ -6,7 +6,8 @@
  * per role (`aligned`: G of them, `cross`: G^n); each is applied to its OWN clone of the node's
  * env (every role's step in role order) and scored with the joint reward: the team's global
  * reward of the resulting state. Below the turn limit, a joint action whose env is not done
- * becomes a child node (all of them, or only the best by joint reward: `expand`); the child's
+ * becomes a child node (all of them, only the best by joint reward, or one drawn uniformly:
+ * `expand`); the child's
  * prompts are the roles' prompts of that env, so the task's external transition (test
  * feedback, advice) reaches the next turn through the env.
  *
@@ -28,7 +29,7 @@ import { mixReward } from '../algo/mix-reward.js';
 import type { Env, TurnContext } from '../envs/types.js';
 import type { Completion } from '../policy/types.js';
 import { invariant, TroupeError } from '../util/errors.js';
-import { deriveSeed } from '../util/rng.js';
+import { deriveSeed, Rng } from '../util/rng.js';
 import { parseCompletion, stepRole, type ParsedCompletion, type StepResult } from './apply-completion.js';
 import { buildSample } from './build-sample.js';
 import { countFailures, newEpisodeStats } from './episode-stats.js';
@@ -61,6 +62,8 @@ interface JointNode<E extends Env> extends PendingNode<E>, JointTreeNode {
   readonly outcomes_J: JointOutcome<E>[];
   readonly rewards_J: number[];
   readonly children_J: Array<JointNode<E> | undefined>;
+  /** `expand: sampled`: the joint action drawn to continue (also at the last turn, for the episode stats). */
+  readonly drawn?: number;
 }
 
 interface TaskTree<E extends Env> {
@@ -106,6 +109,10 @@ export async function jointRollout<E extends Env>(input: RolloutInput<E>): Promi
     return { env, results_N };
   };
 
+  // Seeded apart from the rewards: a uniform draw is the agents' own joint play.
+  const drawJointAction = (node: PendingNode<E>, count: number): number =>
+    Rng.derive(input.seed, input.step, node.env.taskId, node.ctx.turn, node.path, 'continue').int(count);
+
   const playNode = async (node: PendingNode<E>, completions_N_G: Completion[][]): Promise<JointNode<E>> => {
     const reads_N_G = completions_N_G.map((completions_G, i) => completions_G.map((c) => parseCompletion(roles[i]!, c)));
     const outcomes_J = await Promise.all(responses_J_N.map((responses_N) => playJointAction(node, reads_N_G, responses_N)));
@@ -117,6 +124,7 @@ export async function jointRollout<E extends Env>(input: RolloutInput<E>): Promi
       outcomes_J,
       rewards_J,
       children_J: rewards_J.map(() => undefined),
+      ...(joint.expand === 'sampled' && { drawn: drawJointAction(node, rewards_J.length) }),
     };
     if (node.parent) node.parent.node.children_J[node.parent.jointAction] = played;
     node.tree.nodes.push(played);
@@ -126,10 +134,10 @@ export async function jointRollout<E extends Env>(input: RolloutInput<E>): Promi
   const childrenOf = (node: JointNode<E>): PendingNode<E>[] => {
     const turn = node.ctx.turn + 1;
     if (turn >= team.maxTurns) return [];
-    const best = argmax(node.rewards_J);
+    const continued = joint.expand === 'best' ? argmax(node.rewards_J) : node.drawn;
     const ctx: TurnContext = { turn, maxTurns: team.maxTurns };
     return node.outcomes_J.flatMap((outcome, j) => {
-      if (outcome.env.done || (joint.expand === 'best' && j !== best)) return [];
+      if (outcome.env.done || (continued !== undefined && j !== continued)) return [];
       const path = childPath(node.path, j);
       return [{ tree: node.tree, path, ctx, env: outcome.env, prompts_N: promptsAt(outcome.env, ctx), parent: { node, jointAction: j } }];
     });
@@ -273,8 +281,8 @@ function creditedResult<E extends Env>(
 
 /**
  * Episode stats follow the path of highest-return joint actions from the root (ties: lowest
- * index): success is that path's final state's, and each role's return sums its total reward
- * along it.
+ * index), or with `expand: sampled` the drawn ones: success is that path's final state's, and
+ * each role's return sums its total reward along it.
  */
 function followBestPath<E extends Env>(
   tree: TaskTree<E>,
@@ -285,7 +293,7 @@ function followBestPath<E extends Env>(
 ): void {
   let node: JointNode<E> | undefined = root;
   while (node) {
-    const j = argmax(returnsOf.get(node)!);
+    const j: number = node.drawn ?? argmax(returnsOf.get(node)!);
     const outcome: JointOutcome<E> = node.outcomes_J[j]!;
     roleNames.forEach((name, i) => {
       tree.stats.returns[name]! += mixReward(outcome.results_N[i]?.outcome.local ?? 0, node!.rewards_J[j]!, alpha).total;

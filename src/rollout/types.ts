@@ -36,8 +36,11 @@ export interface JointOptions {
   readonly gamma: number;
   /** Cross joint actions: a response's credit is the sum (MAGRPO) or mean of their returns. */
   readonly credit: 'sum' | 'mean';
-  /** Which joint actions of a node continue into the next turn: all, or the best by joint reward. */
-  readonly expand: 'all' | 'best';
+  /**
+   * Which joint actions of a node continue into the next turn: all, the best by joint reward,
+   * or one drawn uniformly (`sampled`: the episode follows the agents' own play).
+   */
+  readonly expand: 'all' | 'best' | 'sampled';
   /**
    * What the ONE joint reward of a joint action is, shared by every agent:
    * `global` (MAGRPO as published): Team.globalReward of the state it leads to;

@@ -4,6 +4,7 @@ import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } 
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
 import { MetricsWriter, serializeMetricsRecord } from './metrics-writer.js';
+import { successOf } from './success-of.js';
 import { parseMetrics, readMetrics } from './read-metrics.js';
 import { truncateMetrics } from './truncate-metrics.js';
 import { syntheticRecords } from './synthetic-records.test-helper.js';
@@ -104,4 +105,13 @@ test('truncateMetrics on a missing file leaves it missing', () => {
   assert.equal(existsSync(path), false);
   writeFileSync(join(dir, 'blank.jsonl'), '\n\n');
   assert.equal(readMetrics(join(dir, 'blank.jsonl')).records.length, 0);
+});
+
+test('train success is the search\'s only when the best branch or joint action continues', () => {
+  assert.equal(successOf({ mode: 'tree', k: 4 }), 'best-branch');
+  assert.equal(successOf({ mode: 'tree', k: 4, continueWith: 'sampled' }), 'sampled');
+  assert.equal(successOf({ mode: 'tree', k: 1 }), 'sampled');
+  assert.equal(successOf({ mode: 'independent', k: 4 }), 'sampled');
+  assert.equal(successOf({ mode: 'joint', k: 4, joint: { expand: 'best' } }), 'best-branch');
+  assert.equal(successOf({ mode: 'joint', k: 4, joint: { expand: 'sampled' } }), 'sampled');
 });

@@ -1,8 +1,14 @@
 import type { SuccessOf } from './types.js';
 
-/** Whose play a rollout's episodes show (types.ts, SuccessOf): only continuing the best of K > 1 branches is a search. */
-export function successOf(rollout: { readonly mode: string; readonly k: number; readonly continueWith?: string }): SuccessOf {
-  const search = rollout.mode !== 'independent' && rollout.k > 1 && rollout.continueWith !== 'sampled';
+/** Whose play a rollout's episodes show (types.ts, SuccessOf): only continuing the best of K > 1 branches (or joint actions) is a search. */
+export function successOf(rollout: {
+  readonly mode: string;
+  readonly k: number;
+  readonly continueWith?: string;
+  readonly joint?: { readonly expand?: string };
+}): SuccessOf {
+  const drawn = rollout.continueWith === 'sampled' || rollout.joint?.expand === 'sampled';
+  const search = rollout.mode !== 'independent' && rollout.k > 1 && !drawn;
   return search ? 'best-branch' : 'sampled';
 }
 
