@@ -84,7 +84,7 @@ function formatSummary(
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const num = (x: number) => x.toFixed(3).padStart(8);
   const lines = [
-    `rollout ${config.name}: ${config.tasks.name}, ${tasks} tasks, ${r.mode} K=${r.k}${r.mode === 'tree' && r.continue !== 'best' ? ` continue ${r.continue}` : ''}, ${config.team.variant} ${config.team.order}, seed ${config.seed}`,
+    `rollout ${config.name}: ${config.tasks.name}, ${tasks} tasks, ${r.mode} K=${r.k}${r.mode === 'tree' && r.continue !== 'best' ? ` continue ${JSON.stringify(r.continue)}` : ''}, ${config.team.variant} ${config.team.order}, seed ${config.seed}`,
     `${trainSuccessName(successOf(rolloutOptions(config)))} ${pct(s.successRate)} (${s.successes}/${s.episodes} episodes)  mean turns ${s.meanTurns.toFixed(2)}  ` +
       `parse failures ${s.parseFailures}  generation errors ${s.generationErrors}  failed actions ${s.failures}`,
     `role        samples   local  global   total`,

@@ -46,6 +46,8 @@ test('the rollout mode follows the algorithm, and a contradiction is an error', 
 
 test('rollout.continue picks the continued branch in tree mode and is an error elsewhere', () => {
   assert.equal(resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: 'sampled' } }).rollout.continue, 'sampled');
+  assert.deepEqual(resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: { tool: 'sampled' } } }).rollout.continue, { tool: 'sampled' });
+  assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: 'random' } })), /rollout\.continue/);
   assert.match(
     configError(() => resolveConfig({ tasks: { name: 'toy' }, algorithm: 'grpo', rollout: { continue: 'sampled' } })),
     /rollout\.continue: only tree sampling \(algorithm at-grpo\) picks a branch to continue, got "sampled" with algorithm grpo/,

@@ -1,6 +1,8 @@
 /** `rollout:` how samples are drawn (maps to RolloutOptions in src/rollout/types.ts). */
 import { z } from 'zod';
 
+const continueMode = z.enum(['best', 'sampled']);
+
 export const rolloutSection = z
   .strictObject({
     /**
@@ -15,8 +17,9 @@ export const rolloutSection = z
      * Tree mode: which of a node's K branches the episode continues from. `best` (AT-GRPO as
      * published): the highest total. `sampled`: one branch drawn uniformly, i.e. the policy's own
      * move, so training visits the states the policy reaches (all K branches still form the group).
+     * A map gives each role its own, e.g. `{tool: sampled, plan: best}` (unnamed roles: best).
      */
-    continue: z.enum(['best', 'sampled']).default('best'),
+    continue: z.union([continueMode, z.record(z.string(), continueMode)]).default('best'),
     /** Tasks per batch. */
     tasks: z.number().int().min(1).default(8),
     temperature: z.number().min(0).default(1),

@@ -234,3 +234,20 @@ test('tree, continue sampled: the continued branch is drawn uniformly, not the b
     samples.filter((s) => s.chosen).map((s) => s.group + s.branch),
   );
 });
+
+test('tree, continue per role: a map draws for the named roles and keeps the best for the others', async () => {
+  const base = setup({ skill: 0.2 });
+  const { samples } = await rollout({ ...base, tasks, options: { ...base.options, continueWith: { tool: 'sampled' } } });
+  let toolNotBest = 0;
+  for (const members of groupsOf(samples).values()) {
+    const chosen = members.find((s) => s.chosen)!;
+    const totals = members.map((s) => s.reward.total);
+    if (chosen.role === 'plan') assert.equal(chosen.branch, totals.indexOf(Math.max(...totals)), chosen.group);
+    else if (chosen.reward.total < Math.max(...totals)) toolNotBest += 1;
+  }
+  assert.ok(toolNotBest > 0, 'some tool continuations are not the best');
+  await assert.rejects(
+    rollout({ ...setup(), tasks, options: { ...base.options, continueWith: { tols: 'sampled' } } }),
+    /rollout\.continue: no role tols in this team; its roles are tool, plan/,
+  );
+});

@@ -21,13 +21,13 @@
  */
 import type { Env, Role, TurnContext } from '../envs/types.js';
 import type { Completion, Policy } from '../policy/types.js';
-import { invariant } from '../util/errors.js';
+import { invariant, TroupeError } from '../util/errors.js';
 import { deriveSeed, Rng } from '../util/rng.js';
 import { parseCompletion, stepRole, type ParsedCompletion, type StepResult } from './apply-completion.js';
 import { buildSample, treeGroupKey } from './build-sample.js';
 import { countFailures, newEpisodeStats } from './episode-stats.js';
 import { makeRequest, samplePolicies, type PolicyCall } from './sample-policies.js';
-import type { EpisodeStats, RolloutInput, RolloutResult, Sample } from './types.js';
+import type { ContinueMode, EpisodeStats, RolloutInput, RolloutOptions, RolloutResult, Sample } from './types.js';
 
 interface TaskState<E extends Env> {
   env: E;
@@ -56,6 +56,7 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
     const env = input.source.make(index, input.split ?? 'train');
     return { env, stats: newEpisodeStats(env.taskId, 0, roleNames) };
   });
+  checkContinueRoles(options.continueWith, roleNames);
   const samples: Sample[] = [];
 
   /** Samples K branches for each node in one batched call, scores them, records samples. */
@@ -93,7 +94,7 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
 
   const recordNode = (node: Node<E>, completions_K: Completion[], branches_K: Branch<E>[], ctx: TurnContext): Branch<E> => {
     const chosenIndex =
-      options.continueWith === 'sampled'
+      continueModeOf(options.continueWith, node.role.name) === 'sampled'
         ? Rng.derive(input.seed, input.step, node.env.taskId, ctx.turn, node.role.name, 'continue').int(branches_K.length)
         : bestBranch(branches_K);
     const group = treeGroupKey(node.env.taskId, ctx.turn, node.role.name);
@@ -165,3 +166,15 @@ function bestBranch(branches_K: readonly Branch<Env>[]): number {
   return best;
 }
 
+
+function continueModeOf(setting: RolloutOptions['continueWith'], role: string): ContinueMode {
+  return typeof setting === 'object' ? (setting[role] ?? 'best') : (setting ?? 'best');
+}
+
+function checkContinueRoles(setting: RolloutOptions['continueWith'], roleNames: readonly string[]): void {
+  if (typeof setting !== 'object') return;
+  const unknown = Object.keys(setting).filter((name) => !roleNames.includes(name));
+  if (unknown.length > 0) {
+    throw new TroupeError('config', `rollout.continue: no role ${unknown.join(', ')} in this team; its roles are ${roleNames.join(', ')}`);
+  }
+}

@@ -51,6 +51,9 @@ export interface JointOptions {
   readonly reward: JointReward;
 }
 
+/** Tree mode: continue from the best branch or from one drawn uniformly. */
+export type ContinueMode = 'best' | 'sampled';
+
 /** Sampling settings shared by every request of a rollout (see SampleRequest). */
 export interface RolloutOptions {
   readonly mode: RolloutMode;
@@ -64,9 +67,10 @@ export interface RolloutOptions {
   readonly stop: readonly string[];
   /**
    * Tree mode: which branch a node continues from; `best` (default, AT-GRPO) or `sampled` (one
-   * drawn uniformly from the K, so the episode follows the policy's own play).
+   * drawn uniformly from the K, so the episode follows the policy's own play); a map sets it per
+   * role (roles it does not name: best).
    */
-  readonly continueWith?: 'best' | 'sampled';
+  readonly continueWith?: ContinueMode | Readonly<Record<string, ContinueMode>>;
   /** `joint` mode only; defaults: aligned, gamma 0.9, credit sum, expand all (aligned) / best (cross). */
   readonly joint?: Partial<JointOptions>;
 }

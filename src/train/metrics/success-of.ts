@@ -4,9 +4,10 @@ import type { SuccessOf } from './types.js';
 export function successOf(rollout: {
   readonly mode: string;
   readonly k: number;
-  readonly continueWith?: string;
+  readonly continueWith?: string | Readonly<Record<string, string>>;
   readonly joint?: { readonly expand?: string };
 }): SuccessOf {
+  // A per-role map continues some roles' best branches: the episodes are still a search's.
   const drawn = rollout.continueWith === 'sampled' || rollout.joint?.expand === 'sampled';
   const search = rollout.mode !== 'independent' && rollout.k > 1 && !drawn;
   return search ? 'best-branch' : 'sampled';
