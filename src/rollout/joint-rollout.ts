@@ -28,6 +28,7 @@ import { jointReturns, type JointTreeNode } from '../algo/magrpo-returns.js';
 import { mixReward } from '../algo/mix-reward.js';
 import type { Env, TurnContext } from '../envs/types.js';
 import type { Completion } from '../policy/types.js';
+import { argmax } from '../util/argmax.js';
 import { invariant, TroupeError } from '../util/errors.js';
 import { deriveSeed, Rng } from '../util/rng.js';
 import { parseCompletion, stepRole, type ParsedCompletion, type StepResult } from './apply-completion.js';
@@ -196,15 +197,6 @@ function localPart(
     if (reward === 'global+local' || !reads_N_G[i]![g]!.parsed.ok) sum += results_N[i]?.outcome.local ?? 0;
   });
   return sum;
-}
-
-/** Index of the largest value; ties go to the lowest index. */
-function argmax(values: readonly number[]): number {
-  let best = 0;
-  values.forEach((v, i) => {
-    if (v > values[best]!) best = i;
-  });
-  return best;
 }
 
 /** Computes the tree's returns and credits, records its samples and fills its episode stats. */

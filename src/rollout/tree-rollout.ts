@@ -21,6 +21,7 @@
  */
 import type { Env, Role, TurnContext } from '../envs/types.js';
 import type { Completion, Policy } from '../policy/types.js';
+import { argmax } from '../util/argmax.js';
 import { invariant, TroupeError } from '../util/errors.js';
 import { deriveSeed, Rng } from '../util/rng.js';
 import { parseCompletion, stepRole, type ParsedCompletion, type StepResult } from './apply-completion.js';
@@ -96,7 +97,7 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
     const chosenIndex =
       continueModeOf(options.continueWith, node.role.name) === 'sampled'
         ? Rng.derive(input.seed, input.step, node.env.taskId, ctx.turn, node.role.name, 'continue').int(branches_K.length)
-        : bestBranch(branches_K);
+        : argmax(branches_K.map((b) => b.result.reward.total));
     const group = treeGroupKey(node.env.taskId, ctx.turn, node.role.name);
     branches_K.forEach((b, i) => {
       countFailures(node.state.stats, b.read, b.result);
@@ -155,15 +156,6 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
 
   for (const s of states) s.stats.success = s.env.success;
   return { samples, episodes: states.map((s) => s.stats) };
-}
-
-/** The highest total wins; ties go to the lowest branch index. */
-function bestBranch(branches_K: readonly Branch<Env>[]): number {
-  let best = 0;
-  branches_K.forEach((b, i) => {
-    if (b.result.reward.total > branches_K[best]!.result.reward.total) best = i;
-  });
-  return best;
 }
 
 
