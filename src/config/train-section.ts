@@ -23,8 +23,11 @@ export const trainSection = z
     kl_estimator: z.enum(['k1', 'k2', 'k3']).default('k3'),
     grad_clip: z.number().positive().default(1),
     weight_decay: z.number().min(0).default(0),
-    /** Most tokens per micro-batch (memory bound; does not change the result). */
-    micro_batch_tokens: z.number().int().min(64).default(16384),
+    /**
+     * Most tokens per micro-batch (memory bound; does not change the result). `auto` sizes it
+     * to the model: about 1 GiB of activations, at most 16384 tokens (train/micro-batch-tokens.ts).
+     */
+    micro_batch_tokens: z.union([z.literal('auto'), z.number().int().min(64)]).default('auto'),
     /** Largest tolerated gap between sampling-time and learner logprobs (stale-weight check). */
     logprob_tolerance: z.number().positive().default(1e-3),
     /** Evaluate on held-out tasks every N steps (and at the end); 0 = only at the end. */

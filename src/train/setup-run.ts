@@ -26,6 +26,7 @@ import type { LearnerOptions } from './learner.js';
 import { assignRoles, buildPolicySet, overriddenConfig, type PolicySet } from './policy-set.js';
 import { buildTinkerPolicySet } from './tinker-policy-set.js';
 import { tinkerApiKey, tinkerBaseModel, tinkerPrompting } from './tinker-service-setup.js';
+import { MAX_MICRO_BATCH_TOKENS, resolveMicroBatchTokens } from './micro-batch-tokens.js';
 import type { TrainStepInput } from './train-step.js';
 import type { WarmStartStep } from './warm-start.js';
 
@@ -37,13 +38,14 @@ export interface RunSetup {
   dispose(): void;
 }
 
-export function learnerOptions(config: ResolvedConfig): LearnerOptions {
+/** `models`: the shapes the learners train, which `micro_batch_tokens: auto` is sized to. */
+export function learnerOptions(config: ResolvedConfig, models: readonly LlamaConfig[] = []): LearnerOptions {
   const t = config.train;
   return {
     loss: { kind: t.loss, aggregation: t.aggregation, clipLow: t.clip_low, clipHigh: t.clip_high, klCoef: t.kl_coef, klEstimator: t.kl_estimator },
     gradClip: t.grad_clip,
     weightDecay: t.weight_decay,
-    microBatchTokens: t.micro_batch_tokens,
+    microBatchTokens: resolveMicroBatchTokens(t.micro_batch_tokens, models),
     logprobTolerance: t.logprob_tolerance,
   };
 }
@@ -126,7 +128,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
       source,
       scripted: task.scripted,
       rollout,
-      learner: learnerOptions(config),
+      learner: learnerOptions(config, [modelConfig]),
       onStep: hooks.onWarmStartStep,
       log: hooks.log,
     });
@@ -149,13 +151,17 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     const forRoles = roles.filter((r) => roleToPolicy.get(r) === id);
     own.set(id, await build(overriddenConfig(base.config, sizes), join(runDir, `base-${id}`), forRoles));
   }
+  const learner = learnerOptions(config, [base.config, ...[...own.values()].map((m) => m.config)]);
+  if (config.train.micro_batch_tokens === 'auto' && learner.microBatchTokens < MAX_MICRO_BATCH_TOKENS) {
+    hooks.log(`learner micro-batches of at most ${learner.microBatchTokens} tokens (train.micro_batch_tokens: auto, ~1 GiB of activations for this model)`);
+  }
   const policies = buildPolicySet({
     spec,
     roles,
     base,
     own,
     tokenizer,
-    learner: learnerOptions(config),
+    learner,
     lora: { r: config.model.lora.r, alpha: config.model.lora.alpha, targetModules: config.model.lora.target_modules },
     seed: config.seed,
     withReference: config.train.kl_coef > 0,
