@@ -48,6 +48,9 @@ test('rollout.continue picks the continued branch in tree mode and is an error e
   assert.equal(resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: 'sampled' } }).rollout.continue, 'sampled');
   assert.deepEqual(resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: { tool: 'sampled' } } }).rollout.continue, { tool: 'sampled' });
   assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: 'random' } })), /rollout\.continue/);
+  assert.equal(resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: 0.25 } }).rollout.continue, 0.25);
+  assert.deepEqual(resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: { plan: 0.5 } } }).rollout.continue, { plan: 0.5 });
+  assert.match(configError(() => resolveConfig({ tasks: { name: 'toy' }, rollout: { continue: 1.5 } })), /rollout\.continue/);
   assert.match(
     configError(() => resolveConfig({ tasks: { name: 'toy' }, algorithm: 'grpo', rollout: { continue: 'sampled' } })),
     /rollout\.continue: only tree sampling \(algorithm at-grpo\) picks a branch to continue, got "sampled" with algorithm grpo/,

@@ -1,7 +1,7 @@
 /** `rollout:` how samples are drawn (maps to RolloutOptions in src/rollout/types.ts). */
 import { z } from 'zod';
 
-const continueMode = z.enum(['best', 'sampled']);
+const continueMode = z.union([z.enum(['best', 'sampled']), z.number().min(0).max(1)]);
 
 export const rolloutSection = z
   .strictObject({
@@ -17,6 +17,7 @@ export const rolloutSection = z
      * Tree mode: which of a node's K branches the episode continues from. `best` (AT-GRPO as
      * published): the highest total. `sampled`: one branch drawn uniformly, i.e. the policy's own
      * move, so training visits the states the policy reaches (all K branches still form the group).
+     * A number p in [0, 1] mixes them: each node draws with probability p, else takes the best.
      * A map gives each role its own, e.g. `{tool: sampled, plan: best}` (unnamed roles: best).
      */
     continue: z.union([continueMode, z.record(z.string(), continueMode)]).default('best'),

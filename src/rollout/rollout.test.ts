@@ -235,6 +235,33 @@ test('tree, continue sampled: the continued branch is drawn uniformly, not the b
   );
 });
 
+test('tree, continue with a fraction: 0 is the best branch exactly, 1 is sampled exactly, 0.5 draws at some nodes only', async () => {
+  const run = async (continueWith: 'best' | 'sampled' | number) => {
+    const base = setup({ skill: 0.2 });
+    const { samples } = await rollout({ ...base, tasks, options: { ...base.options, continueWith } });
+    return samples;
+  };
+  const chosenKeys = (samples: Sample[]) => samples.filter((s) => s.chosen).map((s) => s.group + s.branch);
+  // The share of nodes whose continued branch is not the best one (the lowest index of the
+  // highest total): about 3/4 for uniform draws from 4, half that for p = 0.5.
+  const notBest = (samples: Sample[]) => {
+    const groups = [...groupsOf(samples).values()];
+    const drawn = groups.filter((members) => {
+      const totals = members.map((s) => s.reward.total);
+      return members.find((s) => s.chosen)!.branch !== totals.indexOf(Math.max(...totals));
+    });
+    return drawn.length / groups.length;
+  };
+  const [best, zero, half, one, sampled] = await Promise.all([run('best'), run(0), run(0.5), run(1), run('sampled')]);
+  assert.deepEqual(chosenKeys(zero), chosenKeys(best));
+  assert.deepEqual(chosenKeys(one), chosenKeys(sampled));
+  const drawnHalf = notBest(half);
+  assert.ok(drawnHalf > 0, 'with 0.5 some continued branches are not the best');
+  assert.ok(drawnHalf < notBest(sampled), `0.5 draws less often than sampled: ${drawnHalf} vs ${notBest(sampled)}`);
+  for (const members of groupsOf(half).values()) assert.equal(members.length, 4, 'the K branches still form the group');
+  await assert.rejects(run(1.5), /rollout\.continue: a number must lie in \[0, 1\]/);
+});
+
 test('tree, continue per role: a map draws for the named roles and keeps the best for the others', async () => {
   const base = setup({ skill: 0.2 });
   const { samples } = await rollout({ ...base, tasks, options: { ...base.options, continueWith: { tool: 'sampled' } } });

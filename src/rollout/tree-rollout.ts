@@ -8,7 +8,9 @@
  *
  * `continueWith: 'sampled'` continues from a branch drawn uniformly instead of the best: the
  * episode then follows the policy's own play, so the later nodes (and their groups of K) are
- * the states the policy reaches, not those of a search much stronger than it.
+ * the states the policy reaches, not those of a search much stronger than it. A number p in
+ * [0, 1] mixes the two: each node draws with probability p and continues its best otherwise,
+ * so the search's path sometimes steps where the policy would and has to recover from there.
  *
  * Sequential turns: roles act one after another, each on the env its predecessor chose, so a
  * role's prompt shows the actions taken before it in the same turn.
@@ -94,10 +96,11 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
     );
 
   const recordNode = (node: Node<E>, completions_K: Completion[], branches_K: Branch<E>[], ctx: TurnContext): Branch<E> => {
-    const chosenIndex =
-      continueModeOf(options.continueWith, node.role.name) === 'sampled'
-        ? Rng.derive(input.seed, input.step, node.env.taskId, ctx.turn, node.role.name, 'continue').int(branches_K.length)
-        : argmax(branches_K.map((b) => b.result.reward.total));
+    const drawProbability = drawProbabilityOf(continueModeOf(options.continueWith, node.role.name));
+    const rng = Rng.derive(input.seed, input.step, node.env.taskId, ctx.turn, node.role.name, 'continue');
+    // p = 1 takes no coin, so `sampled` draws the same branches as before mixing existed.
+    const draws = drawProbability >= 1 || (drawProbability > 0 && rng.next() < drawProbability);
+    const chosenIndex = draws ? rng.int(branches_K.length) : argmax(branches_K.map((b) => b.result.reward.total));
     const group = treeGroupKey(node.env.taskId, ctx.turn, node.role.name);
     branches_K.forEach((b, i) => {
       countFailures(node.state.stats, b.read, b.result);
@@ -161,6 +164,14 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
 
 function continueModeOf(setting: RolloutOptions['continueWith'], role: string): ContinueMode {
   return typeof setting === 'object' ? (setting[role] ?? 'best') : (setting ?? 'best');
+}
+
+/** How often a node continues from a drawn branch instead of its best: best 0, sampled 1, or the number. */
+function drawProbabilityOf(mode: ContinueMode): number {
+  if (mode === 'best') return 0;
+  if (mode === 'sampled') return 1;
+  if (!(mode >= 0 && mode <= 1)) throw new TroupeError('config', `rollout.continue: a number must lie in [0, 1] (the fraction of nodes that continue from a drawn branch), got ${mode}`);
+  return mode;
 }
 
 function checkContinueRoles(setting: RolloutOptions['continueWith'], roleNames: readonly string[]): void {

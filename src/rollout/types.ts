@@ -51,8 +51,11 @@ export interface JointOptions {
   readonly reward: JointReward;
 }
 
-/** Tree mode: continue from the best branch or from one drawn uniformly. */
-export type ContinueMode = 'best' | 'sampled';
+/**
+ * Tree mode: continue from the best branch, from one drawn uniformly, or (a number p in [0, 1])
+ * from a drawn one with probability p and the best otherwise.
+ */
+export type ContinueMode = 'best' | 'sampled' | number;
 
 /** Sampling settings shared by every request of a rollout (see SampleRequest). */
 export interface RolloutOptions {
@@ -66,9 +69,9 @@ export interface RolloutOptions {
   readonly maxTokens: number;
   readonly stop: readonly string[];
   /**
-   * Tree mode: which branch a node continues from; `best` (default, AT-GRPO) or `sampled` (one
-   * drawn uniformly from the K, so the episode follows the policy's own play); a map sets it per
-   * role (roles it does not name: best).
+   * Tree mode: which branch a node continues from; `best` (default, AT-GRPO), `sampled` (one
+   * drawn uniformly from the K, so the episode follows the policy's own play) or a number p (drawn
+   * with probability p, the best otherwise); a map sets it per role (roles it does not name: best).
    */
   readonly continueWith?: ContinueMode | Readonly<Record<string, ContinueMode>>;
   /** `joint` mode only; defaults: aligned, gamma 0.9, credit sum, expand all (aligned) / best (cross). */

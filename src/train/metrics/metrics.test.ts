@@ -110,6 +110,8 @@ test('truncateMetrics on a missing file leaves it missing', () => {
 test('train success is the search\'s only when the best branch or joint action continues', () => {
   assert.equal(successOf({ mode: 'tree', k: 4 }), 'best-branch');
   assert.equal(successOf({ mode: 'tree', k: 4, continueWith: 'sampled' }), 'sampled');
+  assert.equal(successOf({ mode: 'tree', k: 4, continueWith: 0.25 }), 'best-branch', 'a fraction still continues best branches');
+  assert.equal(successOf({ mode: 'tree', k: 4, continueWith: 1 }), 'sampled');
   assert.equal(successOf({ mode: 'tree', k: 1 }), 'sampled');
   assert.equal(successOf({ mode: 'independent', k: 4 }), 'sampled');
   assert.equal(successOf({ mode: 'joint', k: 4, joint: { expand: 'best' } }), 'best-branch');

@@ -4,11 +4,12 @@ import type { SuccessOf } from './types.js';
 export function successOf(rollout: {
   readonly mode: string;
   readonly k: number;
-  readonly continueWith?: string | Readonly<Record<string, string>>;
+  readonly continueWith?: string | number | Readonly<Record<string, string | number>>;
   readonly joint?: { readonly expand?: string };
 }): SuccessOf {
   // A per-role map continues some roles' best branches: the episodes are still a search's.
-  const drawn = rollout.continueWith === 'sampled' || rollout.joint?.expand === 'sampled';
+  // So does a fraction below 1: the other nodes continue their best.
+  const drawn = rollout.continueWith === 'sampled' || rollout.continueWith === 1 || rollout.joint?.expand === 'sampled';
   const search = rollout.mode !== 'independent' && rollout.k > 1 && !drawn;
   return search ? 'best-branch' : 'sampled';
 }
