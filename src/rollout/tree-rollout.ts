@@ -59,7 +59,7 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
     const env = input.source.make(index, input.split ?? 'train');
     return { env, stats: newEpisodeStats(env.taskId, 0, roleNames) };
   });
-  checkContinueRoles(options.continueWith, roleNames);
+  checkContinueSetting(options.continueWith, roleNames);
   const samples: Sample[] = [];
 
   /** Samples K branches for each node in one batched call, scores them, records samples. */
@@ -97,9 +97,9 @@ export async function treeRollout<E extends Env>(input: RolloutInput<E>): Promis
 
   const recordNode = (node: Node<E>, completions_K: Completion[], branches_K: Branch<E>[], ctx: TurnContext): Branch<E> => {
     const drawProbability = drawProbabilityOf(continueModeOf(options.continueWith, node.role.name));
-    const rng = Rng.derive(input.seed, input.step, node.env.taskId, ctx.turn, node.role.name, 'continue');
+    const rng = drawProbability > 0 ? Rng.derive(input.seed, input.step, node.env.taskId, ctx.turn, node.role.name, 'continue') : undefined;
     // p = 1 takes no coin, so `sampled` draws the same branches as before mixing existed.
-    const draws = drawProbability >= 1 || (drawProbability > 0 && rng.next() < drawProbability);
+    const draws = rng !== undefined && (drawProbability >= 1 || rng.next() < drawProbability);
     const chosenIndex = draws ? rng.int(branches_K.length) : argmax(branches_K.map((b) => b.result.reward.total));
     const group = treeGroupKey(node.env.taskId, ctx.turn, node.role.name);
     branches_K.forEach((b, i) => {
@@ -168,13 +168,17 @@ function continueModeOf(setting: RolloutOptions['continueWith'], role: string): 
 
 /** How often a node continues from a drawn branch instead of its best: best 0, sampled 1, or the number. */
 function drawProbabilityOf(mode: ContinueMode): number {
-  if (mode === 'best') return 0;
-  if (mode === 'sampled') return 1;
-  if (!(mode >= 0 && mode <= 1)) throw new TroupeError('config', `rollout.continue: a number must lie in [0, 1] (the fraction of nodes that continue from a drawn branch), got ${mode}`);
-  return mode;
+  return mode === 'best' ? 0 : mode === 'sampled' ? 1 : mode;
 }
 
-function checkContinueRoles(setting: RolloutOptions['continueWith'], roleNames: readonly string[]): void {
+/** Checked once per rollout, not per node: numbers in [0, 1], roles of this team. */
+function checkContinueSetting(setting: RolloutOptions['continueWith'], roleNames: readonly string[]): void {
+  const modes = typeof setting === 'object' ? Object.values(setting) : [setting ?? 'best'];
+  for (const mode of modes) {
+    if (typeof mode === 'number' && !(mode >= 0 && mode <= 1)) {
+      throw new TroupeError('config', `rollout.continue: a number must lie in [0, 1] (the fraction of nodes that continue from a drawn branch), got ${mode}`);
+    }
+  }
   if (typeof setting !== 'object') return;
   const unknown = Object.keys(setting).filter((name) => !roleNames.includes(name));
   if (unknown.length > 0) {
