@@ -175,6 +175,9 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
     const distinct = new Set(inputs).size === inputs.length;
     const sink = (t: Tensor) => (!t.requiresGrad ? null : distinct ? tape.gradSink(t) : { grad: tape.gradOf(t), accumulate: true });
     const [dq, dk, dv] = [sink(q), sink(k), sink(v)];
+    // The prefix gradients add up head-major (one contiguous run per sequence and kv head) and
+    // go to the prefix's token-major rows once at the end; the sums are the same, in the same order.
+    const prefixGrads = prefix && B > 0 ? { k: prefix.k.requiresGrad ? headMajorTemp(tape, prefix, nkv, hd) : undefined, v: prefix.v.requiresGrad ? headMajorTemp(tape, prefix, nkv, hd) : undefined } : undefined;
     for (let b = 0; b < B; b++) {
       const lp = prefixLen[b]!;
       const S = lp + T;
@@ -221,15 +224,24 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
       for (let g = 0; g < nkv; g++) {
         const src = g * S * hd;
         if (lp > 0) {
-          const row = prefix!.index[b]! * prefix!.seqLen;
-          if (prefix!.k.requiresGrad) copyRows(heap, dK, src, hd, tape.gradOf(prefix!.k), row * kw + g * hd, kw, lp, hd, true);
-          if (prefix!.v.requiresGrad) copyRows(heap, dV, src, hd, tape.gradOf(prefix!.v), row * kw + g * hd, kw, lp, hd, true);
+          const at = (prefix!.index[b]! * nkv + g) * prefix!.seqLen * hd;
+          if (prefixGrads!.k) addBlock(dK, src, prefixGrads!.k, at, lp * hd);
+          if (prefixGrads!.v) addBlock(dV, src, prefixGrads!.v, at, lp * hd);
         }
         if (dk) copyRows(heap, dK, src + lp * hd, hd, dk.grad, b * T * kw + g * hd, kw, T, hd, dk.accumulate);
         if (dv) copyRows(heap, dV, src + lp * hd, hd, dv.grad, b * T * kw + g * hd, kw, T, hd, dv.accumulate);
       }
     }
     for (const a of [dO, dQ, dP, dK, dV]) tape.release(a);
+    for (const [headMajor, t] of [[prefixGrads?.k, prefix?.k], [prefixGrads?.v, prefix?.v]] as const) {
+      if (!headMajor || !t) continue;
+      for (const p of new Set(prefix!.index)) {
+        for (let g = 0; g < nkv; g++) {
+          copyRows(heap, headMajor, (p * nkv + g) * prefix!.seqLen * hd, hd, tape.gradOf(t), p * prefix!.seqLen * kw + g * hd, kw, prefix!.lengths[p]!, hd, true);
+        }
+      }
+      tape.release(headMajor);
+    }
   });
   return out;
 }
@@ -272,6 +284,16 @@ function headMajorPrefix(tape: Tape, heap: KernelHeap | undefined, prefix: Atten
     }
   }
   return heads;
+}
+
+/** A zeroed temporary in headMajorPrefix's layout (release it). */
+function headMajorTemp(tape: Tape, prefix: AttentionPrefix, nkv: number, hd: number): Float32Array {
+  return tape.temp(prefix.lengths.length * nkv * prefix.seqLen * hd, true);
+}
+
+/** dst[dstAt .. dstAt + n) += src[srcAt .. srcAt + n). */
+function addBlock(src: Float32Array, srcAt: number, dst: Float32Array, dstAt: number, n: number): void {
+  for (let i = 0; i < n; i++) dst[dstAt + i] = dst[dstAt + i]! + src[srcAt + i]!;
 }
 
 /** dst[dstAt .. dstAt + n) = src[srcAt .. srcAt + n). */

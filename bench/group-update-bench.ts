@@ -1,0 +1,63 @@
+// Time of one RL update at the shape of the default run (examples/plan-path-train.yaml): the
+// ~0.2M-parameter character model, G groups whose K responses of 2 tokens share a ~75-token
+// prompt, policy forward + backward and the KL reference's forward, as the learner runs them.
+// Prints the median of several rounds; no assertion (machines are noisy).
+// Run: npx tsx bench/group-update-bench.ts [--groups 70] [--k 4] [--prompt 75] [--rounds 7] [--threads 1|2] [--backend auto|native|wasm]
+import type { BackendName } from '../src/engine/kernels/backend-name.js';
+import { createKernels } from '../src/engine/kernels/get-kernels.js';
+import { llamaConfig } from '../src/engine/model/llama-config.js';
+import { LlamaModel } from '../src/engine/model/llama-model.js';
+import { Learner, type TrainingSequence } from '../src/train/learner.js';
+import { Rng } from '../src/util/rng.js';
+
+function flag(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? fallback : Number(process.argv[at + 1]);
+}
+const option = (name: string, fallback: string): string => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1]! : fallback);
+
+const groups = flag('--groups', 70);
+const k = flag('--k', 4);
+const promptLength = flag('--prompt', 75);
+const rounds = flag('--rounds', 7);
+const threads = flag('--threads', 1) === 2 ? 2 : 1;
+const vocab = 64;
+const kernels = await createKernels({ backend: option('--backend', 'auto') as BackendName, threads });
+const config = llamaConfig({ hidden: 64, layers: 4, heads: 4, intermediate: 192, vocab, context: 128 });
+const policy = LlamaModel.create(kernels, config, { seed: 1 });
+const reference = LlamaModel.create(kernels, config, { seed: 1 });
+
+const rng = new Rng(7);
+const random = () => rng.next();
+const token = () => 1 + Math.floor(random() * (vocab - 1));
+const sequences: TrainingSequence[] = [];
+for (let g = 0; g < groups; g++) {
+  // Prompts of the default run differ in length by a few characters (turn counters, hints).
+  const promptIds = Array.from({ length: promptLength - (g % 5) }, token);
+  for (let b = 0; b < k; b++) {
+    sequences.push({ promptIds, responseIds: [token(), token()], oldLogprobs: [0, 0], advantage: random() - 0.5, group: `g${g}` });
+  }
+}
+const learner = new Learner({
+  policyId: 'bench',
+  model: policy,
+  reference: { model: reference },
+  options: {
+    loss: { kind: 'ppo-clip', clipLow: 0.2, clipHigh: 0.2, aggregation: 'token-mean', klCoef: 0.05, klEstimator: 'k3' },
+    gradClip: 1,
+    weightDecay: 0,
+    microBatchTokens: 16384,
+    logprobTolerance: Infinity,
+  },
+});
+
+const times: number[] = [];
+for (let r = 0; r < rounds + 1; r++) {
+  const t0 = performance.now();
+  learner.update(sequences, 1e-9);
+  if (r > 0) times.push(performance.now() - t0); // round 0 warms the buffers and the JIT
+}
+times.sort((a, b) => a - b);
+const median = times[times.length >> 1]!;
+console.log(`${kernels.name}, ${threads} thread(s): ${groups} groups x K=${k}, prompt ~${promptLength} tokens: ` +
+  `update median ${median.toFixed(1)} ms (range ${times[0]!.toFixed(1)}-${times[times.length - 1]!.toFixed(1)}), ${(median / (groups * k)).toFixed(2)} ms a sample`);
