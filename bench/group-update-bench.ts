@@ -3,6 +3,7 @@
 // prompt, policy forward + backward and the KL reference's forward, as the learner runs them.
 // Prints the median of several rounds; no assertion (machines are noisy).
 // Run: npx tsx bench/group-update-bench.ts [--groups 70] [--k 4] [--prompt 75] [--rounds 7] [--threads 1|2] [--backend auto|native|wasm]
+//        [--per-sequence]
 import type { BackendName } from '../src/engine/kernels/backend-name.js';
 import { createKernels } from '../src/engine/kernels/get-kernels.js';
 import { llamaConfig } from '../src/engine/model/llama-config.js';
@@ -22,7 +23,9 @@ const promptLength = flag('--prompt', 75);
 const rounds = flag('--rounds', 7);
 const threads = flag('--threads', 1) === 2 ? 2 : 1;
 const vocab = 64;
-const kernels = await createKernels({ backend: option('--backend', 'auto') as BackendName, threads });
+const created = await createKernels({ backend: option('--backend', 'auto') as BackendName, threads });
+// --per-sequence: attention without the native batch call (one kernel call per sequence), to compare.
+const kernels = process.argv.includes('--per-sequence') ? { ...created, attentionBatchForward: undefined, attentionBatchBackward: undefined } : created;
 const config = llamaConfig({ hidden: 64, layers: 4, heads: 4, intermediate: 192, vocab, context: 128 });
 const policy = LlamaModel.create(kernels, config, { seed: 1 });
 const reference = LlamaModel.create(kernels, config, { seed: 1 });
@@ -59,5 +62,5 @@ for (let r = 0; r < rounds + 1; r++) {
 }
 times.sort((a, b) => a - b);
 const median = times[times.length >> 1]!;
-console.log(`${kernels.name}, ${threads} thread(s): ${groups} groups x K=${k}, prompt ~${promptLength} tokens: ` +
+console.log(`${kernels.name}${kernels === created ? '' : ' (per-sequence attention)'}, ${threads} thread(s): ${groups} groups x K=${k}, prompt ~${promptLength} tokens: ` +
   `update median ${median.toFixed(1)} ms (range ${times[0]!.toFixed(1)}-${times[times.length - 1]!.toFixed(1)}), ${(median / (groups * k)).toFixed(2)} ms a sample`);

@@ -30,7 +30,7 @@ struct Instance {
   GemmSplit split;
 };
 
-constexpr size_t kMaxArgs = 12;
+constexpr size_t kMaxArgs = 16;
 
 // The arguments of one call, with helpers that throw a JavaScript error and return false.
 struct Call {
@@ -301,6 +301,13 @@ napi_value LogSoftmaxGatherBackward(napi_env env, napi_callback_info info) {
   return c.undefined();
 }
 
+// The head split both attention entry points need; false (after throwing) when it is wrong.
+bool CheckHeadSplit(Call& c, long heads, long kv_heads, long row_block) {
+  if (c.ok && (kv_heads == 0 || heads % kv_heads != 0)) c.fail("heads must be a multiple of kvHeads (> 0)");
+  if (c.ok && row_block < 1) c.fail("rowBlock must be at least 1");
+  return c.ok;
+}
+
 // The dims of attentionForward / attentionBackward: an Int32Array [T, lp, heads, kvHeads,
 // headDim, rowBlock] and the scale; false (after throwing) when they do not fit together.
 bool AttentionDimsAt(Call& c, size_t i, size_t scale_at, AttentionDims* d) {
@@ -316,9 +323,7 @@ bool AttentionDimsAt(Call& c, size_t i, size_t scale_at, AttentionDims* d) {
   for (int k = 0; k < 6; k++) {
     if (v[k] < 0) c.fail("every entry of 'dims' must be non-negative");
   }
-  if (c.ok && (d->kv_heads == 0 || d->heads % d->kv_heads != 0)) c.fail("heads must be a multiple of kvHeads (> 0)");
-  if (c.ok && d->row_block < 1) c.fail("rowBlock must be at least 1");
-  return c.ok;
+  return CheckHeadSplit(c, d->heads, d->kv_heads, d->row_block);
 }
 
 // The first four arguments of both attention calls (q, kh, vh, probs), checked against dims;
@@ -366,6 +371,95 @@ napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   if (c.ok) {
     attention_backward(*c.instance->isa, d, o.q, o.kh, o.vh, o.probs, d_out, dq, dq_accumulate, dk, dv,
                        c.instance->split.threads);
+  }
+  return c.undefined();
+}
+
+// The batch of attentionBatchForward / attentionBatchBackward: dims [batch, seqLen, heads,
+// kvHeads, headDim, rowBlock, prefixSeqLen, prefixCount], meta [prefixLen x batch, prefixIndex x
+// batch]; every prefix row a sequence reads is checked to lie in the prefix arrays. Sets the
+// lengths kh/vh and probs must have; false (after throwing) when something does not fit.
+struct BatchShape {
+  AttentionDims d;
+  AttentionBatch b;
+  long prefix_count, keys, scores;
+};
+
+bool AttentionBatchAt(Call& c, size_t meta_at, size_t dims_at, size_t scale_at, BatchShape* out) {
+  size_t count = 0, meta_count = 0;
+  auto* v = static_cast<const int32_t*>(c.typed(dims_at, napi_int32_array, &count, "dims"));
+  auto* meta = static_cast<const int32_t*>(c.typed(meta_at, napi_int32_array, &meta_count, "meta"));
+  const float scale = static_cast<float>(c.number(scale_at, "scale"));
+  if (!c.ok) return false;
+  if (count < 8) {
+    c.fail("'dims' must hold [batch, seqLen, heads, kvHeads, headDim, rowBlock, prefixSeqLen, prefixCount]");
+    return false;
+  }
+  for (int k = 0; k < 8; k++) {
+    if (v[k] < 0) c.fail("every entry of 'dims' must be non-negative");
+  }
+  CheckHeadSplit(c, v[2], v[3], v[5]);
+  if (c.ok && static_cast<long>(meta_count) < 2L * v[0]) c.fail("'meta' must hold a prefix length and index per sequence");
+  if (!c.ok) return false;
+  out->d = AttentionDims{v[1], 0, v[2], v[3], v[4], v[5], scale};
+  out->b = AttentionBatch{v[0], v[6], meta, meta + v[0]};
+  out->prefix_count = v[7];
+  out->keys = 0;
+  out->scores = 0;
+  for (long s = 0; c.ok && s < v[0]; s++) {
+    const long lp = meta[s], index = meta[v[0] + s];
+    if (lp < 0 || lp > v[6]) c.fail("a prefix length is negative or longer than prefixSeqLen");
+    if (lp > 0 && (index < 0 || index >= v[7])) c.fail("a prefix index lies outside the prefix sequences");
+    out->keys += v[3] * (lp + v[1]) * v[4];
+    out->scores += v[2] * attention_score_count(v[1], lp, v[5]);
+  }
+  return c.ok;
+}
+
+// attentionBatchForward(q, k, v, prefixK, prefixV, kh, vh, probs, out, meta, dims, scale): attention.h.
+napi_value AttentionBatchForward(napi_env env, napi_callback_info info) {
+  Call c(env, info, "attentionBatchForward");
+  BatchShape s{};
+  if (!AttentionBatchAt(c, 9, 10, 11, &s)) return nullptr;
+  const long rows = s.b.batch * s.d.seq_len, qw = s.d.heads * s.d.head_dim, kw = s.d.kv_heads * s.d.head_dim;
+  const long prefix = s.prefix_count * s.b.prefix_seq_len * kw;
+  const float* q = c.f32(0, "q", rows * qw);
+  const float* k = c.f32(1, "k", rows * kw);
+  const float* v = c.f32(2, "v", rows * kw);
+  const float* pk = c.f32(3, "prefixK", prefix);
+  const float* pv = c.f32(4, "prefixV", prefix);
+  float* kh = c.f32(5, "kh", s.keys);
+  float* vh = c.f32(6, "vh", s.keys);
+  float* probs = c.f32(7, "probs", s.scores);
+  float* out = c.f32(8, "out", rows * qw);
+  if (c.ok) attention_batch_forward(*c.instance->isa, s.d, s.b, q, k, v, pk, pv, kh, vh, probs, out, c.instance->split.threads);
+  return c.undefined();
+}
+
+// attentionBatchBackward(q, kh, vh, probs, dOut, dq, dk, dv, dPrefixK, dPrefixV, meta, dims,
+// scale, flags): an empty gradient array means none is wanted; flags 1, 2, 4 = dq, dk, dv add
+// to what they hold instead of being overwritten (the prefix gradients always add).
+napi_value AttentionBatchBackward(napi_env env, napi_callback_info info) {
+  Call c(env, info, "attentionBatchBackward");
+  BatchShape s{};
+  if (!AttentionBatchAt(c, 10, 11, 12, &s)) return nullptr;
+  const long rows = s.b.batch * s.d.seq_len, qw = s.d.heads * s.d.head_dim, kw = s.d.kv_heads * s.d.head_dim;
+  const long prefix = s.prefix_count * s.b.prefix_seq_len * kw;
+  const long flags = c.dim(13, "flags");
+  const float* q = c.f32(0, "q", rows * qw);
+  const float* kh = c.f32(1, "kh", s.keys);
+  const float* vh = c.f32(2, "vh", s.keys);
+  const float* probs = c.f32(3, "probs", s.scores);
+  const float* d_out = c.f32(4, "dOut", rows * qw);
+  auto optional = [&](size_t i, const char* name, long need) { return c.length(i, name) == 0 ? nullptr : c.f32(i, name, need); };
+  float* dq = optional(5, "dq", rows * qw);
+  float* dk = optional(6, "dk", rows * kw);
+  float* dv = optional(7, "dv", rows * kw);
+  float* dpk = optional(8, "dPrefixK", prefix);
+  float* dpv = optional(9, "dPrefixV", prefix);
+  if (c.ok) {
+    attention_batch_backward(*c.instance->isa, s.d, s.b, q, kh, vh, probs, d_out, dq, (flags & 1) != 0, dk, (flags & 2) != 0,
+                             dv, (flags & 4) != 0, dpk, dpv, c.instance->split.threads);
   }
   return c.undefined();
 }
@@ -597,6 +691,8 @@ napi_value Create(napi_env env, napi_callback_info info) {
   AddFunction(env, object, "adamw", Adamw, instance);
   AddFunction(env, object, "attentionForward", AttentionForward, instance);
   AddFunction(env, object, "attentionBackward", AttentionBackward, instance);
+  AddFunction(env, object, "attentionBatchForward", AttentionBatchForward, instance);
+  AddFunction(env, object, "attentionBatchBackward", AttentionBatchBackward, instance);
   return object;
 }
 

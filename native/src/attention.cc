@@ -127,4 +127,60 @@ void attention_backward(const IsaKernels& K, const AttentionDims& d, const float
   parallel_run(threads, static_cast<int>(d.kv_heads), backward_group, &j);
 }
 
+void attention_batch_forward(const IsaKernels& K, const AttentionDims& d, const AttentionBatch& b, const float* q,
+                             const float* k, const float* v, const float* prefix_k, const float* prefix_v, float* kh,
+                             float* vh, float* probs, float* out, int threads) {
+  const long T = d.seq_len, hd = d.head_dim, nkv = d.kv_heads, kw = nkv * hd, qw = d.heads * hd;
+  long k_at = 0, p_at = 0;
+  for (long s = 0; s < b.batch; s++) {
+    const long lp = b.prefix_len[s], S = lp + T;
+    const float* pk = prefix_k + b.prefix_index[s] * b.prefix_seq_len * kw;
+    const float* pv = prefix_v + b.prefix_index[s] * b.prefix_seq_len * kw;
+    for (long g = 0; g < nkv; g++) {
+      float* kd = kh + k_at + g * S * hd;
+      float* vd = vh + k_at + g * S * hd;
+      copy_rows(pk + g * hd, kw, kd, hd, lp, hd, false);
+      copy_rows(pv + g * hd, kw, vd, hd, lp, hd, false);
+      copy_rows(k + s * T * kw + g * hd, kw, kd + lp * hd, hd, T, hd, false);
+      copy_rows(v + s * T * kw + g * hd, kw, vd + lp * hd, hd, T, hd, false);
+    }
+    AttentionDims ds = d;
+    ds.prefix_len = lp;
+    attention_forward(K, ds, q + s * T * qw, kh + k_at, vh + k_at, probs + p_at, out + s * T * qw, threads);
+    k_at += nkv * S * hd;
+    p_at += d.heads * attention_score_count(T, lp, d.row_block);
+  }
+}
+
+void attention_batch_backward(const IsaKernels& K, const AttentionDims& d, const AttentionBatch& b, const float* q,
+                              const float* kh, const float* vh, const float* probs, const float* d_out, float* dq,
+                              bool dq_accumulate, float* dk, bool dk_accumulate, float* dv, bool dv_accumulate,
+                              float* d_prefix_k, float* d_prefix_v, int threads) {
+  const long T = d.seq_len, hd = d.head_dim, nkv = d.kv_heads, kw = nkv * hd, qw = d.heads * hd;
+  long max_s = 0;
+  for (long s = 0; s < b.batch; s++) max_s = b.prefix_len[s] + T > max_s ? b.prefix_len[s] + T : max_s;
+  std::vector<float> dk_seq(nkv * max_s * hd), dv_seq(nkv * max_s * hd);
+  // rows x hd floats from a head-major block into token-major rows (stride kw).
+  auto scatter = [&](const float* src, float* dst, long rows, bool add) { copy_rows(src, hd, dst, kw, rows, hd, add); };
+  long k_at = 0, p_at = 0;
+  for (long s = 0; s < b.batch; s++) {
+    const long lp = b.prefix_len[s], S = lp + T;
+    AttentionDims ds = d;
+    ds.prefix_len = lp;
+    attention_backward(K, ds, q + s * T * qw, kh + k_at, vh + k_at, probs + p_at, d_out + s * T * qw,
+                       dq ? dq + s * T * qw : nullptr, dq_accumulate, dk_seq.data(), dv_seq.data(), threads);
+    const long prefix_row = b.prefix_index[s] * b.prefix_seq_len;
+    for (long g = 0; g < nkv; g++) {
+      const float* dkg = dk_seq.data() + g * S * hd;
+      const float* dvg = dv_seq.data() + g * S * hd;
+      if (lp > 0 && d_prefix_k) scatter(dkg, d_prefix_k + prefix_row * kw + g * hd, lp, true);
+      if (lp > 0 && d_prefix_v) scatter(dvg, d_prefix_v + prefix_row * kw + g * hd, lp, true);
+      if (dk) scatter(dkg + lp * hd, dk + s * T * kw + g * hd, T, dk_accumulate);
+      if (dv) scatter(dvg + lp * hd, dv + s * T * kw + g * hd, T, dv_accumulate);
+    }
+    k_at += nkv * S * hd;
+    p_at += d.heads * attention_score_count(T, lp, d.row_block);
+  }
+}
+
 }  // namespace troupe

@@ -27,10 +27,11 @@ function run(kernels: Kernels, c: Case): Float32Array[] {
   const k = leaf([c.B * c.T, c.nkv * c.hd], rng);
   const v = leaf([c.B * c.T, c.nkv * c.hd], rng);
   const tp = Math.max(0, ...(c.prefixLengths ?? []));
-  const pk = leaf([2 * tp, c.nkv * c.hd], rng);
-  const pv = leaf([2 * tp, c.nkv * c.hd], rng);
+  const groups = c.prefixLengths?.length ?? 0;
+  const pk = leaf([groups * tp, c.nkv * c.hd], rng);
+  const pv = leaf([groups * tp, c.nkv * c.hd], rng);
   const dOut = Float32Array.from({ length: c.B * c.T * c.nh * c.hd }, () => rng.next() - 0.5);
-  const prefix: AttentionPrefix | undefined = c.prefixLengths && { k: pk, v: pv, seqLen: tp, lengths: c.prefixLengths, index: Array.from({ length: c.B }, (_, b) => (b + 1) % 2) };
+  const prefix: AttentionPrefix | undefined = c.prefixLengths && { k: pk, v: pv, seqLen: tp, lengths: c.prefixLengths, index: Array.from({ length: c.B }, (_, b) => (b + 1) % groups) };
   const tape = new Tape(kernels);
   const out = attention(tape, q, k, v, { batch: c.B, seqLen: c.T, heads: c.nh, kvHeads: c.nkv, headDim: c.hd, rowBlock: c.rowBlock, prefix });
   const result = [Float32Array.from(out.data)];
@@ -46,18 +47,42 @@ const CASES: Case[] = [
   { B: 3, T: 13, nh: 4, nkv: 1, hd: 12, rowBlock: 5, prefixLengths: [4, 9] },
 ];
 
+/** GRPO-shaped batches: many short answers continuing a few prompts of different lengths. */
+const GROUP_CASES: Case[] = [
+  { B: 12, T: 1, nh: 4, nkv: 4, hd: 16, rowBlock: 32, prefixLengths: [75, 71, 0] },
+  { B: 9, T: 3, nh: 4, nkv: 2, hd: 8, rowBlock: 2, prefixLengths: [5, 11, 8] },
+];
+
+/** The native kernels without a pair of their optional calls (attention.ts then loops itself). */
+function without(kernels: Kernels, ...names: ('attentionForward' | 'attentionBackward' | 'attentionBatchForward' | 'attentionBatchBackward')[]): Kernels {
+  return { ...kernels, ...Object.fromEntries(names.map((n) => [n, undefined])) };
+}
+
+const NAMES = ['out', 'dq', 'dk', 'dv', 'd prefix k', 'd prefix v'];
+
 if (binding) {
   for (const isa of binding.isas) {
     for (const threads of [1, 2] as const) {
       test(`native attention of a sequence in one call = the per-head loops, bit for bit (${isa}, ${threads} thread(s))`, () => {
         const fused = createNativeKernels({ threads, isa, parallelFrom: 0 });
         assert.equal(typeof fused.attentionForward, 'function');
-        const loops: Kernels = { ...fused, attentionForward: undefined, attentionBackward: undefined };
+        const perSequence = without(fused, 'attentionBatchForward', 'attentionBatchBackward');
+        const loops = without(fused, 'attentionForward', 'attentionBackward', 'attentionBatchForward', 'attentionBatchBackward');
         for (const c of CASES) {
           const expected = run(loops, c);
-          const got = run(fused, c);
-          const names = ['out', 'dq', 'dk', 'dv', 'd prefix k', 'd prefix v'];
-          got.forEach((array, i) => assert.deepEqual(array, expected[i], `${names[i]} of ${JSON.stringify(c)}`));
+          const got = run(perSequence, c);
+          got.forEach((array, i) => assert.deepEqual(array, expected[i], `${NAMES[i]} of ${JSON.stringify(c)}`));
+        }
+      });
+
+      test(`native attention of a whole batch in one call = one call per sequence, bit for bit (${isa}, ${threads} thread(s))`, () => {
+        const batched = createNativeKernels({ threads, isa, parallelFrom: 0 });
+        assert.equal(typeof batched.attentionBatchForward, 'function');
+        const perSequence = without(batched, 'attentionBatchForward', 'attentionBatchBackward');
+        for (const c of [...CASES, ...GROUP_CASES]) {
+          const expected = run(perSequence, c);
+          const got = run(batched, c);
+          got.forEach((array, i) => assert.deepEqual(array, expected[i], `${NAMES[i]} of ${JSON.stringify(c)}`));
         }
       });
     }
@@ -69,5 +94,18 @@ if (binding) {
     const kv = new Float32Array(4 * 8);
     assert.throws(() => ops.attentionForward(q, kv, kv, new Float32Array(64), q, Int32Array.of(4, 0, 3, 2, 8, 4), 0.3), /multiple of kvHeads/);
     assert.throws(() => ops.attentionForward(q, kv, kv, new Float32Array(1), q, Int32Array.of(4, 0, 1, 1, 8, 4), 0.3), /'probs' has 1 elements/);
+  });
+
+  test('native batch attention checks every sequence: a prefix longer than its rows or a wrong index is an error', () => {
+    const ops = binding.create(binding.isas[0]!, 1);
+    const q = new Float32Array(2 * 8);
+    const prefix = new Float32Array(3 * 8); // one prefix sequence of 3 rows
+    const big = new Float32Array(1000);
+    const call = (meta: Int32Array) => ops.attentionBatchForward(q, q, q, prefix, prefix, big, big, big, q, meta, Int32Array.of(2, 1, 1, 1, 8, 4, 3, 1), 0.3);
+    assert.doesNotThrow(() => call(Int32Array.of(3, 2, 0, 0)));
+    assert.throws(() => call(Int32Array.of(4, 2, 0, 0)), /longer than prefixSeqLen/);
+    assert.throws(() => call(Int32Array.of(3, 2, 0, 1)), /prefix index lies outside/);
+    assert.throws(() => call(Int32Array.of(3)), /'meta' must hold/);
+    assert.throws(() => ops.attentionBatchForward(q, q, q, prefix, prefix, big, big, new Float32Array(2), q, Int32Array.of(3, 2, 0, 0), Int32Array.of(2, 1, 1, 1, 8, 4, 3, 1), 0.3), /'probs' has 2 elements/);
   });
 }

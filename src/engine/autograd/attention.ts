@@ -96,6 +96,10 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
   const inputs = prefix ? [q, k, v, prefix.k, prefix.v] : [q, k, v];
   const out = tape.output([B * T, qw], inputs);
   if (B * T === 0) return out;
+  if (kern.attentionBatchForward && kern.attentionBatchBackward) {
+    batchAttention(tape, { q, k, v, out, prefix, prefixLen, keys: kTotal, scores: pTotal, options, scale, rowBlock: R });
+    return out;
+  }
   // A backend with its own per-sequence attention (native: heads in parallel, one call)
   // replaces the per-head loops below; the same products, so the same results.
   const fused = kern.attentionForward && kern.attentionBackward ? kern : undefined;
@@ -244,6 +248,41 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
     }
   });
   return out;
+}
+
+/**
+ * The whole batch in one kernel call each way (the native backend): the same per-sequence work
+ * as the loop of `attention`, with the gathers and scatters in the kernel.
+ */
+function batchAttention(tape: Tape, a: {
+  q: Tensor; k: Tensor; v: Tensor; out: Tensor; prefix: AttentionPrefix | undefined; prefixLen: readonly number[];
+  keys: number; scores: number; options: AttentionOptions; scale: number; rowBlock: number;
+}): void {
+  const { q, k, v, out, prefix, options } = a;
+  const kern = tape.kernels;
+  const B = options.batch;
+  const meta = new Int32Array(2 * B);
+  meta.set(a.prefixLen);
+  if (prefix) meta.set(prefix.index, B);
+  const args = {
+    q: q.data, kh: tape.scratch(a.keys), vh: tape.scratch(a.keys), probs: tape.scratch(a.scores),
+    batch: B, seqLen: options.seqLen, heads: options.heads, kvHeads: options.kvHeads, headDim: options.headDim,
+    rowBlock: a.rowBlock, scale: a.scale, prefixSeqLen: prefix?.seqLen ?? 0, prefixCount: prefix?.lengths.length ?? 0, meta,
+  };
+  const none = new Float32Array(0);
+  kern.attentionBatchForward!({ ...args, k: k.data, v: v.data, prefixK: prefix?.k.data ?? none, prefixV: prefix?.v.data ?? none, out: out.data });
+  tape.onBackward(out, () => {
+    const inputs = prefix ? [q, k, v, prefix.k, prefix.v] : [q, k, v];
+    const distinct = new Set(inputs).size === inputs.length;
+    const sink = (t: Tensor) => (!t.requiresGrad ? undefined : distinct ? tape.gradSink(t) : { grad: tape.gradOf(t), accumulate: true });
+    kern.attentionBatchBackward!({
+      ...args,
+      dOut: out.grad!,
+      dq: sink(q), dk: sink(k), dv: sink(v),
+      dPrefixK: prefix?.k.requiresGrad ? tape.gradOf(prefix.k) : undefined,
+      dPrefixV: prefix?.v.requiresGrad ? tape.gradOf(prefix.v) : undefined,
+    });
+  });
 }
 
 /** Scores stored for the first `rows` query rows of one head: blocks of R rows, each rb x (lp + r0 + rb). */

@@ -3,7 +3,7 @@ import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { checkGatherBackward, checkLogSoftmax, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { loadNativeBinding } from './native-binding.js';
 import { RopeTables } from './rope-table.js';
-import type { AttentionSequenceArgs, Kernels } from './types.js';
+import type { AttentionBatchArgs, AttentionSequenceArgs, Kernels } from './types.js';
 
 export interface NativeKernelOptions {
   /** 1 = the calling thread only; 2 = one helper thread for large matmuls. Default 2. */
@@ -30,6 +30,10 @@ const NONE = new Float32Array(0); // an optional output not asked for
 
 function attentionDims(a: AttentionSequenceArgs): Int32Array {
   return Int32Array.of(a.seqLen, a.prefixLen, a.heads, a.kvHeads, a.headDim, a.rowBlock);
+}
+
+function batchDims(a: AttentionBatchArgs): Int32Array {
+  return Int32Array.of(a.batch, a.seqLen, a.heads, a.kvHeads, a.headDim, a.rowBlock, a.prefixSeqLen, a.prefixCount);
 }
 
 const TRANS_A = 1;
@@ -141,6 +145,14 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
     attentionBackward(args) {
       const dq = args.dq?.grad ?? NONE;
       ops.attentionBackward(args.q, args.kh, args.vh, args.probs, args.dOut, dq, args.dk, args.dv, attentionDims(args), args.scale, args.dq?.accumulate ? 1 : 0);
+    },
+    attentionBatchForward(a) {
+      ops.attentionBatchForward(a.q, a.k, a.v, a.prefixK, a.prefixV, a.kh, a.vh, a.probs, a.out, a.meta, batchDims(a), a.scale);
+    },
+    attentionBatchBackward(a) {
+      const flags = (a.dq?.accumulate ? 1 : 0) | (a.dk?.accumulate ? 2 : 0) | (a.dv?.accumulate ? 4 : 0);
+      ops.attentionBatchBackward(a.q, a.kh, a.vh, a.probs, a.dOut, a.dq?.grad ?? NONE, a.dk?.grad ?? NONE, a.dv?.grad ?? NONE,
+        a.dPrefixK ?? NONE, a.dPrefixV ?? NONE, a.meta, batchDims(a), a.scale, flags);
     },
     adamw(param, grad, m, v, o) {
       checkSameLength('adamw', { param, grad, m, v });

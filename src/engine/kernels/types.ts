@@ -160,4 +160,44 @@ export interface Kernels {
   attentionBackward?(args: AttentionSequenceArgs & {
     dOut: Float32Array; dq?: { grad: Float32Array; accumulate: boolean }; dk: Float32Array; dv: Float32Array;
   }): void;
+  /**
+   * Optional (the native backend): attention.ts's whole loop over a batch's sequences in one
+   * call (native/src/attention.h): token-major q, k, v and prefix rows in, each sequence's
+   * head-major keys (kh, vh) and scores (probs) written back to back for the backward. The
+   * per-sequence work is attentionForward's, so the same bits.
+   */
+  attentionBatchForward?(args: AttentionBatchArgs & {
+    k: Float32Array; v: Float32Array; prefixK: Float32Array; prefixV: Float32Array; out: Float32Array;
+  }): void;
+  /** Its backward: gradients written or added (accumulate), prefix gradients always added. */
+  attentionBatchBackward?(args: AttentionBatchArgs & {
+    dOut: Float32Array;
+    dq?: GradientSink; dk?: GradientSink; dv?: GradientSink;
+    dPrefixK?: Float32Array; dPrefixV?: Float32Array;
+  }): void;
+}
+
+export interface GradientSink {
+  readonly grad: Float32Array;
+  readonly accumulate: boolean;
+}
+
+/** A batch of query sequences for attentionBatchForward / attentionBatchBackward. */
+export interface AttentionBatchArgs {
+  readonly q: Float32Array;
+  readonly kh: Float32Array;
+  readonly vh: Float32Array;
+  readonly probs: Float32Array;
+  readonly batch: number;
+  readonly seqLen: number;
+  readonly heads: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+  readonly rowBlock: number;
+  readonly scale: number;
+  /** Rows per prefix sequence, and how many prefix sequences the prefix arrays hold. */
+  readonly prefixSeqLen: number;
+  readonly prefixCount: number;
+  /** [prefix length of each sequence..., prefix index of each sequence...] (2 * batch). */
+  readonly meta: Int32Array;
 }
