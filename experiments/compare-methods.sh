@@ -23,6 +23,8 @@ OUT=${2:-runs/exp-plan-path}
 STEPS=${STEPS:-100}
 CLI="node dist/src/cli/main.js"
 npx tsc -p .
+# Section 3's runs used K = 4 branches, the config's K until session 7 (now 8).
+EXTRA="--set rollout.k=4 ${EXTRA:-}"
 source "$(dirname "$0")/lib.sh"
 # The team variants start from the same warm-started base.
 train_variant team-at-grpo-shared
