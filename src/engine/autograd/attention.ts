@@ -3,6 +3,8 @@ import type { Tensor } from '../tensor.js';
 import { asMatrix, expectEqual } from './check.js';
 import type { AttentionSequenceArgs } from '../kernels/types.js';
 import type { Tape } from './tape.js';
+import { batchAttention } from './attention-batch.js';
+import { addBlock, copyBlock, copyRows, headMajorPrefix, headMajorTemp, kernelHeap } from './attention-copies.js';
 
 /**
  * Keys and values that every query of a sequence sees before its own (a shared prompt, or a
@@ -250,41 +252,6 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
   return out;
 }
 
-/**
- * The whole batch in one kernel call each way (the native backend): the same per-sequence work
- * as the loop of `attention`, with the gathers and scatters in the kernel.
- */
-function batchAttention(tape: Tape, a: {
-  q: Tensor; k: Tensor; v: Tensor; out: Tensor; prefix: AttentionPrefix | undefined; prefixLen: readonly number[];
-  keys: number; scores: number; options: AttentionOptions; scale: number; rowBlock: number;
-}): void {
-  const { q, k, v, out, prefix, options } = a;
-  const kern = tape.kernels;
-  const B = options.batch;
-  const meta = new Int32Array(2 * B);
-  meta.set(a.prefixLen);
-  if (prefix) meta.set(prefix.index, B);
-  const args = {
-    q: q.data, kh: tape.scratch(a.keys), vh: tape.scratch(a.keys), probs: tape.scratch(a.scores),
-    batch: B, seqLen: options.seqLen, heads: options.heads, kvHeads: options.kvHeads, headDim: options.headDim,
-    rowBlock: a.rowBlock, scale: a.scale, prefixSeqLen: prefix?.seqLen ?? 0, prefixCount: prefix?.lengths.length ?? 0, meta,
-  };
-  const none = new Float32Array(0);
-  kern.attentionBatchForward!({ ...args, k: k.data, v: v.data, prefixK: prefix?.k.data ?? none, prefixV: prefix?.v.data ?? none, out: out.data });
-  tape.onBackward(out, () => {
-    const inputs = prefix ? [q, k, v, prefix.k, prefix.v] : [q, k, v];
-    const distinct = new Set(inputs).size === inputs.length;
-    const sink = (t: Tensor) => (!t.requiresGrad ? undefined : distinct ? tape.gradSink(t) : { grad: tape.gradOf(t), accumulate: true });
-    kern.attentionBatchBackward!({
-      ...args,
-      dOut: out.grad!,
-      dq: sink(q), dk: sink(k), dv: sink(v),
-      dPrefixK: prefix?.k.requiresGrad ? tape.gradOf(prefix.k) : undefined,
-      dPrefixV: prefix?.v.requiresGrad ? tape.gradOf(prefix.v) : undefined,
-    });
-  });
-}
-
 /** Scores stored for the first `rows` query rows of one head: blocks of R rows, each rb x (lp + r0 + rb). */
 function blockedScoreCount(rows: number, lp: number, R: number): number {
   let n = 0;
@@ -303,104 +270,6 @@ function prefixLength(prefix: AttentionPrefix, b: number): number {
   const lp = prefix.lengths[p]!;
   if (lp > prefix.seqLen) throw new TroupeError('engine', `attention: prefix length ${lp} exceeds the prefix rows per sequence (${prefix.seqLen})`);
   return lp;
-}
-
-/**
- * The valid rows of every prefix sequence that some query sequence continues, head-major:
- * prefix p, kv head g starts at (p * kvHeads + g) * seqLen * headDim. Temporaries of the
- * caller's tape (release both).
- */
-function headMajorPrefix(tape: Tape, heap: KernelHeap | undefined, prefix: AttentionPrefix, nkv: number, hd: number): { k: Float32Array; v: Float32Array } {
-  const kw = nkv * hd;
-  const size = prefix.lengths.length * nkv * prefix.seqLen * hd;
-  const heads = { k: tape.temp(size), v: tape.temp(size) };
-  for (const p of new Set(prefix.index)) {
-    const lp = prefix.lengths[p]!;
-    for (let g = 0; g < nkv; g++) {
-      const at = (p * nkv + g) * prefix.seqLen * hd;
-      copyRows(heap, prefix.k.data, p * prefix.seqLen * kw + g * hd, kw, heads.k, at, hd, lp, hd);
-      copyRows(heap, prefix.v.data, p * prefix.seqLen * kw + g * hd, kw, heads.v, at, hd, lp, hd);
-    }
-  }
-  return heads;
-}
-
-/** A zeroed temporary in headMajorPrefix's layout (release it). */
-function headMajorTemp(tape: Tape, prefix: AttentionPrefix, nkv: number, hd: number): Float32Array {
-  return tape.temp(prefix.lengths.length * nkv * prefix.seqLen * hd, true);
-}
-
-/** dst[dstAt .. dstAt + n) += src[srcAt .. srcAt + n). */
-function addBlock(src: Float32Array, srcAt: number, dst: Float32Array, dstAt: number, n: number): void {
-  for (let i = 0; i < n; i++) dst[dstAt + i] = dst[dstAt + i]! + src[srcAt + i]!;
-}
-
-/** dst[dstAt .. dstAt + n) = src[srcAt .. srcAt + n). */
-function copyBlock(heap: KernelHeap | undefined, src: Float32Array, srcAt: number, dst: Float32Array, dstAt: number, n: number): void {
-  if (heap && heap.owns(src) && heap.owns(dst)) {
-    const whole = bufferView(heap.memory.buffer);
-    const s0 = (src.byteOffset >>> 2) + srcAt;
-    whole.copyWithin((dst.byteOffset >>> 2) + dstAt, s0, s0 + n);
-    return;
-  }
-  dst.set(src.subarray(srcAt, srcAt + n), dstAt);
-}
-
-/** What copyRows needs of the WASM kernels' heap (absent for the reference kernels). */
-interface KernelHeap {
-  owns(array: ArrayBufferView): boolean;
-  readonly memory: { readonly buffer: ArrayBufferLike };
-}
-
-function kernelHeap(kernels: unknown): KernelHeap | undefined {
-  const heap = (kernels as { heap?: Partial<KernelHeap> }).heap;
-  return typeof heap?.owns === 'function' && heap.memory ? (heap as KernelHeap) : undefined;
-}
-
-/**
- * Copies (or adds, with `add`) `rows` rows of `width` floats between strided layouts:
- * dst[dstAt + r * dstStride + i] (+)= src[srcAt + r * srcStride + i]. The head-major
- * gathers and scatters of attention. When both arrays live in the kernels' heap, rows move
- * with copyWithin on one view of the whole memory: no subarray object per row, about 1.5x
- * faster than set(subarray) and 2.4x faster than a float loop for rows of 64. (The heap's
- * arrays may hold different buffer objects of the one memory; its current buffer covers all.)
- */
-function copyRows(heap: KernelHeap | undefined, src: Float32Array, srcAt: number, srcStride: number, dst: Float32Array, dstAt: number, dstStride: number, rows: number, width: number, add = false): void {
-  if (add) {
-    addRows(src, srcAt, srcStride, dst, dstAt, dstStride, rows, width);
-    return;
-  }
-  if (heap && heap.owns(src) && heap.owns(dst)) {
-    const whole = bufferView(heap.memory.buffer);
-    // >>> not >>: a heap past 2 GiB has byte offsets above 2^31, which >> would make negative
-    // (and copyWithin would then count from the end of the memory).
-    const s0 = (src.byteOffset >>> 2) + srcAt;
-    const d0 = (dst.byteOffset >>> 2) + dstAt;
-    for (let r = 0; r < rows; r++) whole.copyWithin(d0 + r * dstStride, s0 + r * srcStride, s0 + r * srcStride + width);
-    return;
-  }
-  // A plain loop beats set(subarray) here: no view object per row (measured 1.5-1.7x at widths 16-64).
-  for (let r = 0; r < rows; r++) {
-    const s0 = srcAt + r * srcStride;
-    const d0 = dstAt + r * dstStride;
-    for (let i = 0; i < width; i++) dst[d0 + i] = src[s0 + i]!;
-  }
-}
-
-let lastView: Float32Array | null = null;
-
-/** A Float32Array over all of `buffer` (the last one is kept: kernel memory grows rarely). */
-function bufferView(buffer: ArrayBufferLike): Float32Array {
-  if (lastView?.buffer !== buffer) lastView = new Float32Array(buffer);
-  return lastView;
-}
-
-function addRows(src: Float32Array, srcAt: number, srcStride: number, dst: Float32Array, dstAt: number, dstStride: number, rows: number, width: number): void {
-  for (let r = 0; r < rows; r++) {
-    const s0 = srcAt + r * srcStride;
-    const d0 = dstAt + r * dstStride;
-    for (let i = 0; i < width; i++) dst[d0 + i] = dst[d0 + i]! + src[s0 + i]!;
-  }
 }
 
 function maxOf(values: readonly number[]): number {

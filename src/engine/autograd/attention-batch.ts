@@ -1,0 +1,38 @@
+import type { Tensor } from '../tensor.js';
+import type { AttentionOptions, AttentionPrefix } from './attention.js';
+import type { Tape } from './tape.js';
+
+/**
+ * The whole batch in one kernel call each way (the native backend): the same per-sequence work
+ * as the loop of `attention`, with the gathers and scatters in the kernel.
+ */
+export function batchAttention(tape: Tape, a: {
+  q: Tensor; k: Tensor; v: Tensor; out: Tensor; prefix: AttentionPrefix | undefined; prefixLen: readonly number[];
+  keys: number; scores: number; options: AttentionOptions; scale: number; rowBlock: number;
+}): void {
+  const { q, k, v, out, prefix, options } = a;
+  const kern = tape.kernels;
+  const B = options.batch;
+  const meta = new Int32Array(2 * B);
+  meta.set(a.prefixLen);
+  if (prefix) meta.set(prefix.index, B);
+  const args = {
+    q: q.data, kh: tape.scratch(a.keys), vh: tape.scratch(a.keys), probs: tape.scratch(a.scores),
+    batch: B, seqLen: options.seqLen, heads: options.heads, kvHeads: options.kvHeads, headDim: options.headDim,
+    rowBlock: a.rowBlock, scale: a.scale, prefixSeqLen: prefix?.seqLen ?? 0, prefixCount: prefix?.lengths.length ?? 0, meta,
+  };
+  const none = new Float32Array(0);
+  kern.attentionBatchForward!({ ...args, k: k.data, v: v.data, prefixK: prefix?.k.data ?? none, prefixV: prefix?.v.data ?? none, out: out.data });
+  tape.onBackward(out, () => {
+    const inputs = prefix ? [q, k, v, prefix.k, prefix.v] : [q, k, v];
+    const distinct = new Set(inputs).size === inputs.length;
+    const sink = (t: Tensor) => (!t.requiresGrad ? undefined : distinct ? tape.gradSink(t) : { grad: tape.gradOf(t), accumulate: true });
+    kern.attentionBatchBackward!({
+      ...args,
+      dOut: out.grad!,
+      dq: sink(q), dk: sink(k), dv: sink(v),
+      dPrefixK: prefix?.k.requiresGrad ? tape.gradOf(prefix.k) : undefined,
+      dPrefixV: prefix?.v.requiresGrad ? tape.gradOf(prefix.v) : undefined,
+    });
+  });
+}
