@@ -133,9 +133,10 @@ void attention_batch_forward(const IsaKernels& K, const AttentionDims& d, const 
   const long T = d.seq_len, hd = d.head_dim, nkv = d.kv_heads, kw = nkv * hd, qw = d.heads * hd;
   long k_at = 0, p_at = 0;
   for (long s = 0; s < b.batch; s++) {
-    const long lp = b.prefix_len[s], S = lp + T;
-    const float* pk = prefix_k + b.prefix_index[s] * b.prefix_seq_len * kw;
-    const float* pv = prefix_v + b.prefix_index[s] * b.prefix_seq_len * kw;
+    // A sequence without a prefix may carry any index (the addon checks only the ones read).
+    const long lp = b.prefix_len[s], S = lp + T, prefix_row = lp > 0 ? b.prefix_index[s] * b.prefix_seq_len : 0;
+    const float* pk = prefix_k + prefix_row * kw;
+    const float* pv = prefix_v + prefix_row * kw;
     for (long g = 0; g < nkv; g++) {
       float* kd = kh + k_at + g * S * hd;
       float* vd = vh + k_at + g * S * hd;
@@ -169,7 +170,7 @@ void attention_batch_backward(const IsaKernels& K, const AttentionDims& d, const
     ds.prefix_len = lp;
     attention_backward(K, ds, q + s * T * qw, kh + k_at, vh + k_at, probs + p_at, d_out + s * T * qw,
                        dq ? dq + s * T * qw : nullptr, dq_accumulate, dk_seq.data(), dv_seq.data(), threads);
-    const long prefix_row = b.prefix_index[s] * b.prefix_seq_len;
+    const long prefix_row = lp > 0 ? b.prefix_index[s] * b.prefix_seq_len : 0;
     for (long g = 0; g < nkv; g++) {
       const float* dkg = dk_seq.data() + g * S * hd;
       const float* dvg = dv_seq.data() + g * S * hd;
