@@ -308,21 +308,29 @@ bool CheckHeadSplit(Call& c, long heads, long kv_heads, long row_block) {
   return c.ok;
 }
 
+// An Int32Array 'dims' argument of at least n entries, none negative; null (after throwing)
+// otherwise. `layout` names the entries for the error.
+const int32_t* DimsAt(Call& c, size_t i, long n, const char* layout) {
+  size_t count = 0;
+  auto* v = static_cast<const int32_t*>(c.typed(i, napi_int32_array, &count, "dims"));
+  if (!c.ok) return nullptr;
+  if (static_cast<long>(count) < n) {
+    c.fail(std::string("'dims' must hold ") + layout);
+    return nullptr;
+  }
+  for (long k = 0; k < n; k++) {
+    if (v[k] < 0) c.fail("every entry of 'dims' must be non-negative");
+  }
+  return c.ok ? v : nullptr;
+}
+
 // The dims of attentionForward / attentionBackward: an Int32Array [T, lp, heads, kvHeads,
 // headDim, rowBlock] and the scale; false (after throwing) when they do not fit together.
 bool AttentionDimsAt(Call& c, size_t i, size_t scale_at, AttentionDims* d) {
-  size_t count = 0;
-  auto* v = static_cast<const int32_t*>(c.typed(i, napi_int32_array, &count, "dims"));
-  d->scale = static_cast<float>(c.number(scale_at, "scale"));
-  if (!c.ok) return false;
-  if (count < 6) {
-    c.fail("'dims' must hold [seqLen, prefixLen, heads, kvHeads, headDim, rowBlock]");
-    return false;
-  }
-  *d = AttentionDims{v[0], v[1], v[2], v[3], v[4], v[5], d->scale};
-  for (int k = 0; k < 6; k++) {
-    if (v[k] < 0) c.fail("every entry of 'dims' must be non-negative");
-  }
+  const float scale = static_cast<float>(c.number(scale_at, "scale"));
+  const int32_t* v = DimsAt(c, i, 6, "[seqLen, prefixLen, heads, kvHeads, headDim, rowBlock]");
+  if (!v) return false;
+  *d = AttentionDims{v[0], v[1], v[2], v[3], v[4], v[5], scale};
   return CheckHeadSplit(c, d->heads, d->kv_heads, d->row_block);
 }
 
@@ -386,18 +394,11 @@ struct BatchShape {
 };
 
 bool AttentionBatchAt(Call& c, size_t meta_at, size_t dims_at, size_t scale_at, BatchShape* out) {
-  size_t count = 0, meta_count = 0;
-  auto* v = static_cast<const int32_t*>(c.typed(dims_at, napi_int32_array, &count, "dims"));
+  size_t meta_count = 0;
   auto* meta = static_cast<const int32_t*>(c.typed(meta_at, napi_int32_array, &meta_count, "meta"));
   const float scale = static_cast<float>(c.number(scale_at, "scale"));
-  if (!c.ok) return false;
-  if (count < 8) {
-    c.fail("'dims' must hold [batch, seqLen, heads, kvHeads, headDim, rowBlock, prefixSeqLen, prefixCount]");
-    return false;
-  }
-  for (int k = 0; k < 8; k++) {
-    if (v[k] < 0) c.fail("every entry of 'dims' must be non-negative");
-  }
+  const int32_t* v = DimsAt(c, dims_at, 8, "[batch, seqLen, heads, kvHeads, headDim, rowBlock, prefixSeqLen, prefixCount]");
+  if (!v) return false;
   CheckHeadSplit(c, v[2], v[3], v[5]);
   if (c.ok && static_cast<long>(meta_count) < 2L * v[0]) c.fail("'meta' must hold a prefix length and index per sequence");
   if (!c.ok) return false;

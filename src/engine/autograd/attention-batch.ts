@@ -1,3 +1,4 @@
+import type { GradientSink } from '../kernels/types.js';
 import type { Tensor } from '../tensor.js';
 import type { AttentionOptions, AttentionPrefix } from './attention.js';
 import type { Tape } from './tape.js';
@@ -24,15 +25,24 @@ export function batchAttention(tape: Tape, a: {
   const none = new Float32Array(0);
   kern.attentionBatchForward!({ ...args, k: k.data, v: v.data, prefixK: prefix?.k.data ?? none, prefixV: prefix?.v.data ?? none, out: out.data });
   tape.onBackward(out, () => {
-    const inputs = prefix ? [q, k, v, prefix.k, prefix.v] : [q, k, v];
-    const distinct = new Set(inputs).size === inputs.length;
-    const sink = (t: Tensor) => (!t.requiresGrad ? undefined : distinct ? tape.gradSink(t) : { grad: tape.gradOf(t), accumulate: true });
     kern.attentionBatchBackward!({
       ...args,
       dOut: out.grad!,
-      dq: sink(q), dk: sink(k), dv: sink(v),
+      ...gradientSinks(tape, q, k, v, prefix),
       dPrefixK: prefix?.k.requiresGrad ? tape.gradOf(prefix.k) : undefined,
       dPrefixV: prefix?.v.requiresGrad ? tape.gradOf(prefix.v) : undefined,
     });
   });
+}
+
+/**
+ * Where attention's backward writes the gradients of q, k and v (none for an input that needs
+ * none). Each row belongs to one sequence and is written once, so an input with no gradient yet
+ * gets it written directly, unless a tensor is passed twice: then every input adds.
+ */
+export function gradientSinks(tape: Tape, q: Tensor, k: Tensor, v: Tensor, prefix: AttentionPrefix | undefined): { dq?: GradientSink; dk?: GradientSink; dv?: GradientSink } {
+  const inputs = prefix ? [q, k, v, prefix.k, prefix.v] : [q, k, v];
+  const distinct = new Set(inputs).size === inputs.length;
+  const sink = (t: Tensor): GradientSink | undefined => (!t.requiresGrad ? undefined : distinct ? tape.gradSink(t) : { grad: tape.gradOf(t), accumulate: true });
+  return { dq: sink(q), dk: sink(k), dv: sink(v) };
 }

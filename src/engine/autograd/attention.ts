@@ -3,7 +3,7 @@ import type { Tensor } from '../tensor.js';
 import { asMatrix, expectEqual } from './check.js';
 import type { AttentionSequenceArgs } from '../kernels/types.js';
 import type { Tape } from './tape.js';
-import { batchAttention } from './attention-batch.js';
+import { batchAttention, gradientSinks } from './attention-batch.js';
 import { addBlock, copyBlock, copyRows, headMajorPrefix, headMajorTemp, kernelHeap } from './attention-copies.js';
 
 /**
@@ -176,11 +176,7 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
     const dP = tape.temp(fused ? 0 : Math.min(R, T) * maxS);
     const dK = tape.temp(nkv * maxS * hd);
     const dV = tape.temp(dK.length);
-    // Each row of q, k, v belongs to one sequence and is written once below, so an input
-    // with no gradient yet gets it written directly (unless tensors are passed twice).
-    const distinct = new Set(inputs).size === inputs.length;
-    const sink = (t: Tensor) => (!t.requiresGrad ? null : distinct ? tape.gradSink(t) : { grad: tape.gradOf(t), accumulate: true });
-    const [dq, dk, dv] = [sink(q), sink(k), sink(v)];
+    const { dq, dk, dv } = gradientSinks(tape, q, k, v, prefix);
     // The prefix gradients add up head-major (one contiguous run per sequence and kv head) and
     // go to the prefix's token-major rows once at the end; the sums are the same, in the same order.
     const prefixGrads = prefix && B > 0 ? { k: prefix.k.requiresGrad ? headMajorTemp(tape, prefix, nkv, hd) : undefined, v: prefix.v.requiresGrad ? headMajorTemp(tape, prefix, nkv, hd) : undefined } : undefined;
