@@ -27,9 +27,16 @@ test('encode/decode round trip, specials recognised in text, unknown chars becom
   assert.deepEqual(tok.encode(tok.decode(all)), all);
 });
 
-test('decode rejects ids outside the vocabulary', () => {
+test('decode: ids past the vocabulary (padded model rows) give no text; negative or fractional ids are refused', () => {
   const tok = CharTokenizer.standard();
-  assert.throws(() => tok.decode([1, 64]), (e: unknown) => e instanceof TroupeError && /token id 64 .*0\.\.63/.test(e.message));
+  const [a, b] = tok.encode('AB');
+  assert.equal(tok.decode([a!, 64, b!, 1000]), 'AB');
+  assert.equal(tok.decode([64]), '');
+  assert.equal(tok.hasToken(63), true);
+  assert.equal(tok.hasToken(64), false);
+  for (const id of [-1, 2.5]) {
+    assert.throws(() => tok.decode([1, id]), (e: unknown) => e instanceof TroupeError && new RegExp(`token id ${id} is not a token id`).test(e.message));
+  }
 });
 
 test('fromText builds a sorted alphabet (astral characters are one token)', () => {

@@ -17,9 +17,11 @@
  * instead (sorted by code point), for models trained on a given corpus.
  *
  * As in Hugging Face, the special tokens' texts are recognised inside `encode`'s input, so
- * `encode(decode(ids))` gives back `ids` for every sequence of valid ids.
+ * `encode(decode(ids))` gives back `ids` for every sequence of valid ids (ids past the
+ * vocabulary, a padded model's extra rows, decode to no text).
  */
 import { TroupeError } from '../../util/errors.js';
+import { idsWithTokens } from './check-token-ids.js';
 import { charTokenizerJson } from './tokenizer-json.js';
 import type { SpecialTokenIds, Tokenizer } from './types.js';
 
@@ -112,15 +114,16 @@ export class CharTokenizer implements Tokenizer {
 
   decode(ids: readonly number[], options: { skipSpecial?: boolean } = {}): string {
     let text = '';
-    for (const id of ids) {
-      const token = this.tokens[id];
-      if (token === undefined || !Number.isInteger(id)) {
-        throw new TroupeError('input', `token id ${id} is outside the vocabulary 0..${this.vocabSize - 1}; check that the ids come from this model's tokenizer`);
-      }
+    for (const id of idsWithTokens(ids, (i) => this.hasToken(i))) {
+      const token = this.tokens[id]!;
       if (options.skipSpecial && !this.idByChar.has(token)) continue;
       text += token;
     }
     return text;
+  }
+
+  hasToken(id: number): boolean {
+    return Number.isInteger(id) && id >= 0 && id < this.tokens.length;
   }
 
   toTokenizerJson(): Record<string, unknown> {

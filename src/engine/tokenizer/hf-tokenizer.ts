@@ -16,6 +16,7 @@
  */
 import { Tokenizer as HfTokenizerCore } from '@huggingface/tokenizers';
 import { TroupeError } from '../../util/errors.js';
+import { idsWithTokens } from './check-token-ids.js';
 import type { SpecialTokenIds, Tokenizer } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -115,14 +116,13 @@ export class HfTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[], options: { skipSpecial?: boolean } = {}): string {
-    for (const id of ids) {
-      if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize || this.core.id_to_token(id) === undefined) {
-        const why = Number.isInteger(id) && id >= 0 && id < this.vocabSize ? ' (no token has this id)' : '';
-        throw new TroupeError('input', `token id ${id} is outside the vocabulary 0..${this.vocabSize - 1}${why}; check that the ids come from this model's tokenizer`);
-      }
-    }
-    if (ids.length === 0) return ''; // the package refuses an empty list
-    return this.core.decode([...ids], { skip_special_tokens: options.skipSpecial === true, clean_up_tokenization_spaces: this.cleanUpSpaces });
+    const known = idsWithTokens(ids, (id) => this.hasToken(id));
+    if (known.length === 0) return ''; // the package refuses an empty list
+    return this.core.decode(known, { skip_special_tokens: options.skipSpecial === true, clean_up_tokenization_spaces: this.cleanUpSpaces });
+  }
+
+  hasToken(id: number): boolean {
+    return Number.isInteger(id) && id >= 0 && id < this.vocabSize && this.core.id_to_token(id) !== undefined;
   }
 
   /** The tokenizer.json this tokenizer was built from, unchanged (a fresh copy). */

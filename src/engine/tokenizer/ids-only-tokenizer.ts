@@ -33,6 +33,11 @@ export class IdsOnlyTokenizer implements Tokenizer {
     throw this.noText('turn token ids into text');
   }
 
+  /** Without a tokenizer.json every id of the model's vocabulary counts as a token. */
+  hasToken(id: number): boolean {
+    return Number.isInteger(id) && id >= 0 && id < this.vocabSize;
+  }
+
   toTokenizerJson(): Record<string, unknown> {
     throw this.noText('write a tokenizer.json into a saved copy');
   }

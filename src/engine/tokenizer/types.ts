@@ -32,9 +32,14 @@ export interface Tokenizer {
   encode(text: string): number[];
   /**
    * Ids to text. Special tokens appear as their text (`<eos>`) unless `skipSpecial`, as in
-   * Hugging Face's `decode`. Throws a TroupeError('input') for an id outside the vocabulary.
+   * Hugging Face's `decode`. An id the tokenizer has no token for (a padded embedding row:
+   * Qwen3-0.6B has 151,936 rows for 151,669 ids) is data a model produced, not a mistake: it
+   * decodes to no text. Only an id no model can produce (negative, not an integer) throws a
+   * TroupeError('input').
    */
   decode(ids: readonly number[], options?: { skipSpecial?: boolean }): string;
+  /** Whether `id` names a token of this tokenizer (false for padded rows and gaps in the ids). */
+  hasToken(id: number): boolean;
   /** The Hugging Face `tokenizer.json` object (JSON-serialisable) describing this tokenizer. */
   toTokenizerJson(): Record<string, unknown>;
   /**
