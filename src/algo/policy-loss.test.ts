@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { policyLoss, type PolicyLossOptions, type PolicyLossInput } from './policy-loss.js';
+import { policyLoss, truncatedImportanceWeights, type PolicyLossOptions, type PolicyLossInput } from './policy-loss.js';
 
 const ppo: PolicyLossOptions = {
   kind: 'ppo-clip',
@@ -110,4 +110,67 @@ test('mismatched lengths and a missing reference are errors', () => {
     () => policyLoss({ logprobs_N: [0], oldLogprobs_N: [0], advantages_N: [0], sequence_N: [0] }, { ...ppo, klCoef: 0.1 }),
     /refLogprobs_N/,
   );
+});
+
+test('truncated importance weights: exp(old - behaviour), capped, exactly 1 where the two agree', () => {
+  const w = truncatedImportanceWeights([-1, -0.5, -2, -0.3], [-1, -2, -1.5, -0.3 + 0.1], 2);
+  assert.equal(w.weights_N[0], 1);
+  assert.equal(w.weights_N[1], 2); // exp(1.5) = 4.48, truncated to the cap
+  close(w.weights_N[2]!, Math.exp(-0.5));
+  close(w.weights_N[3]!, Math.exp(-0.1));
+  close(w.truncatedFraction, 0.25);
+  close(w.maxAbsGap, 1.5);
+  close(w.meanAbsGap, (0 + 1.5 + 0.5 + 0.1) / 4);
+  close(w.minWeight, Math.exp(-0.5));
+  assert.equal(w.maxWeight, 2);
+  close(w.meanWeight, (1 + 2 + Math.exp(-0.5) + Math.exp(-0.1)) / 4);
+  assert.throws(() => truncatedImportanceWeights([0], [0, 1], 2), /behaviourLogprobs_N has 2 entries/);
+  assert.throws(() => truncatedImportanceWeights([0], [0], 0.5), /cap is 0.5; it must be a number >= 1/);
+});
+
+test('behaviour log-probs equal to the old ones change nothing, bit for bit', () => {
+  const input: PolicyLossInput = {
+    logprobs_N: [-0.9, -1.3, -0.2, -2.2],
+    oldLogprobs_N: [-1.0, -1.2, -0.25, -2.0],
+    advantages_N: [0.7, -1.1, 0.3, 1.4],
+    sequence_N: [0, 0, 1, 1],
+    refLogprobs_N: [-1.1, -1.0, -0.3, -2.1],
+  };
+  for (const kind of ['ppo-clip', 'reinforce'] as const) {
+    const options = { ...ppo, kind, klCoef: 0.1 };
+    const plain = policyLoss(input, options);
+    const decoupled = policyLoss({ ...input, behaviourLogprobs_N: input.oldLogprobs_N }, { ...options, tisCap: 2 });
+    assert.equal(decoupled.loss, plain.loss);
+    assert.deepEqual(decoupled.dLogprobs_N, plain.dLogprobs_N);
+    assert.equal(decoupled.importance?.meanWeight, 1);
+    assert.equal(plain.importance, null);
+  }
+});
+
+test('decoupled PPO: the ratio is taken against old, each token term scaled by its truncated weight, KL not', () => {
+  // The learner's recomputation is the proximal policy (ratio 1 at the first update); the
+  // sampler's log-probs differ by +0.1, -0.1 and -3 (weight exp(3) truncated to 2).
+  const old = [-1, -2, -0.5];
+  const input = { logprobs_N: old, oldLogprobs_N: old, behaviourLogprobs_N: [-1.1, -1.9, -3.5], advantages_N: [1, -2, 0.5], sequence_N: [0, 1, 2], refLogprobs_N: [-1.2, -2, -0.5] };
+  const result = policyLoss(input, { ...ppo, tisCap: 2, klCoef: 0.5, klEstimator: 'k2' });
+  const w = [Math.exp(0.1), Math.exp(-0.1), 2];
+  close(result.loss, (-w[0]! * 1 + w[1]! * 2 - w[2]! * 0.5 + 0.5 * 0.5 * 0.2 * 0.2) / 3);
+  close(result.dLogprobs_N[0]!, (-w[0]! + 0.5 * 0.2) / 3);
+  close(result.dLogprobs_N[1]!, (2 * w[1]!) / 3);
+  close(result.dLogprobs_N[2]!, (-0.5 * w[2]!) / 3);
+  close(result.importance!.truncatedFraction, 1 / 3);
+  close(result.importance!.maxAbsGap, 3);
+  // Away from the clip kinks the gradient is still the derivative of the loss.
+  const moved = { ...input, logprobs_N: [-0.95, -2.05, -0.45] };
+  const h = 1e-6;
+  const options = { ...ppo, tisCap: 2 };
+  const { dLogprobs_N } = policyLoss(moved, options);
+  for (let i = 0; i < 3; i++) {
+    const plus = [...moved.logprobs_N];
+    const minus = [...moved.logprobs_N];
+    plus[i]! += h;
+    minus[i]! -= h;
+    close(dLogprobs_N[i]!, (policyLoss({ ...moved, logprobs_N: plus }, options).loss - policyLoss({ ...moved, logprobs_N: minus }, options).loss) / (2 * h), 1e-6);
+  }
+  assert.throws(() => policyLoss(input, ppo), /behaviourLogprobs_N is given but options.tisCap is not set/);
 });

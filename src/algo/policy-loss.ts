@@ -9,6 +9,14 @@
  *
  * Tokens are flattened across the batch; `sequence_N[i]` says which response token i belongs
  * to (used by sequence-mean aggregation).
+ *
+ * Decoupled PPO with truncated importance sampling (TIS): when the sampler's log-probs
+ * (`behaviourLogprobs_N`, the behaviour policy) may differ from the learner's own "old"
+ * log-probs (`oldLogprobs_N`, the proximal policy: the learner's recomputation before the
+ * update, or an older version's weights in off-policy training), the PPO ratio is taken against
+ * the proximal policy and every token's policy-gradient term is multiplied by the constant
+ * weight min(exp(old - behaviour), tisCap). That corrects for the tokens having been drawn from
+ * the behaviour policy without letting one unlikely token dominate the batch (the cap).
  */
 
 export type LossKind =
@@ -32,6 +40,11 @@ export interface PolicyLossOptions {
   /** Weight of the KL penalty; 0 disables it (and `refLogprobs_N` may be omitted). */
   readonly klCoef: number;
   readonly klEstimator: KlEstimator;
+  /**
+   * Cap C of the truncated importance weight min(exp(old - behaviour), C); required when the
+   * input has `behaviourLogprobs_N` (e.g. 2, as in the TIS write-ups), ignored otherwise.
+   */
+  readonly tisCap?: number;
 }
 
 export interface PolicyLossInput {
@@ -45,6 +58,12 @@ export interface PolicyLossInput {
   readonly sequence_N: ArrayLike<number>;
   /** Reference policy logprobs, needed when klCoef > 0. */
   readonly refLogprobs_N?: ArrayLike<number>;
+  /**
+   * Logprob the sampler recorded for the token (the behaviour policy), when `oldLogprobs_N` is
+   * the learner's own recomputation or an older version: turns on the truncated importance
+   * weight (see the file comment). Omitted: the tokens count as drawn from `oldLogprobs_N`.
+   */
+  readonly behaviourLogprobs_N?: ArrayLike<number>;
 }
 
 export interface PolicyLossResult {
@@ -57,6 +76,67 @@ export interface PolicyLossResult {
   readonly kl: number;
   /** Mean |ratio - 1|, a cheap off-policy-ness signal. */
   readonly meanAbsRatioDeviation: number;
+  /** The truncated importance weights applied; null without `behaviourLogprobs_N`. */
+  readonly importance: ImportanceWeights | null;
+}
+
+/** Truncated importance weights of a batch's tokens and their summary. */
+export interface ImportanceWeights {
+  /** min(exp(old - behaviour), cap) per token: a constant (no gradient flows through it). */
+  readonly weights_N: Float64Array;
+  readonly meanWeight: number;
+  readonly minWeight: number;
+  readonly maxWeight: number;
+  /** Fraction of tokens whose weight hit the cap. */
+  readonly truncatedFraction: number;
+  /** Largest and mean |old - behaviour|: the sampler/learner log-prob gap. */
+  readonly maxAbsGap: number;
+  readonly meanAbsGap: number;
+}
+
+/**
+ * Truncated importance weights min(exp(old - behaviour), cap) of tokens drawn by a behaviour
+ * policy (the sampler) for a loss taken against the proximal policy `old` (the learner).
+ * Equal log-probs give a weight of exactly 1.
+ *
+ * @example
+ * const w = truncatedImportanceWeights([-1.0, -0.5], [-1.0, -2.0], 2);
+ * // w.weights_N = [1, 2] (exp(1.5) = 4.48 truncated to 2); w.truncatedFraction = 0.5; w.maxAbsGap = 1.5
+ */
+export function truncatedImportanceWeights(oldLogprobs_N: ArrayLike<number>, behaviourLogprobs_N: ArrayLike<number>, cap: number): ImportanceWeights {
+  const n = oldLogprobs_N.length;
+  if (behaviourLogprobs_N.length !== n) {
+    throw new RangeError(`truncatedImportanceWeights: behaviourLogprobs_N has ${behaviourLogprobs_N.length} entries, oldLogprobs_N has ${n}`);
+  }
+  if (!(cap >= 1)) throw new RangeError(`truncatedImportanceWeights: the cap is ${cap}; it must be a number >= 1 (e.g. 2)`);
+  const weights_N = new Float64Array(n);
+  let sum = 0;
+  let min = n === 0 ? 1 : Infinity;
+  let max = n === 0 ? 1 : -Infinity;
+  let truncated = 0;
+  let maxAbsGap = 0;
+  let gapSum = 0;
+  for (let i = 0; i < n; i++) {
+    const gap = (oldLogprobs_N[i] as number) - (behaviourLogprobs_N[i] as number);
+    const raw = Math.exp(gap);
+    const w = raw > cap ? cap : raw;
+    if (raw > cap) truncated++;
+    weights_N[i] = w;
+    sum += w;
+    min = Math.min(min, w);
+    max = Math.max(max, w);
+    maxAbsGap = Math.max(maxAbsGap, Math.abs(gap));
+    gapSum += Math.abs(gap);
+  }
+  return {
+    weights_N,
+    meanWeight: n === 0 ? 1 : sum / n,
+    minWeight: min,
+    maxWeight: max,
+    truncatedFraction: n === 0 ? 0 : truncated / n,
+    maxAbsGap,
+    meanAbsGap: n === 0 ? 0 : gapSum / n,
+  };
 }
 
 interface KlTerm {
@@ -93,6 +173,16 @@ function aggregationWeights(sequence_N: ArrayLike<number>, aggregation: LossAggr
   return weights;
 }
 
+/**
+ * The policy-gradient loss of a batch of tokens, its gradient per token log-prob, and metrics.
+ *
+ * @example
+ * // On-policy PPO-clip: the ratio is 1, the loss is -mean(A).
+ * policyLoss({ logprobs_N: [-1], oldLogprobs_N: [-1], advantages_N: [0.5], sequence_N: [0] }, options).loss; // -0.5
+ * // Decoupled PPO: the learner's recomputation is the proximal policy, the sampler's log-probs
+ * // the behaviour policy; each token's term is weighted by min(exp(old - behaviour), tisCap).
+ * policyLoss({ logprobs_N, oldLogprobs_N: logprobs_N, behaviourLogprobs_N: sampled_N, advantages_N, sequence_N }, { ...options, tisCap: 2 });
+ */
 export function policyLoss(input: PolicyLossInput, options: PolicyLossOptions): PolicyLossResult {
   const n = input.logprobs_N.length;
   for (const [name, array] of [
@@ -105,6 +195,11 @@ export function policyLoss(input: PolicyLossInput, options: PolicyLossOptions): 
   const useKl = options.klCoef !== 0;
   if (useKl && (input.refLogprobs_N === undefined || input.refLogprobs_N.length !== n)) {
     throw new RangeError('policyLoss: klCoef is set but refLogprobs_N is missing or of the wrong length');
+  }
+  let importance: ImportanceWeights | null = null;
+  if (input.behaviourLogprobs_N !== undefined) {
+    if (options.tisCap === undefined) throw new RangeError('policyLoss: behaviourLogprobs_N is given but options.tisCap is not set');
+    importance = truncatedImportanceWeights(input.oldLogprobs_N, input.behaviourLogprobs_N, options.tisCap);
   }
   const weights = aggregationWeights(input.sequence_N, options.aggregation);
   const kl = klEstimators[options.klEstimator];
@@ -138,6 +233,12 @@ export function policyLoss(input: PolicyLossInput, options: PolicyLossOptions): 
         tokenGrad = -unclippedObjective; // d(-ratio * A)/d logprob = -ratio * A
       }
     }
+    if (importance !== null) {
+      // The weight is a constant of the batch: it scales the term and its gradient alike.
+      const isWeight = importance.weights_N[i] as number;
+      tokenLoss *= isWeight;
+      tokenGrad *= isWeight;
+    }
     if (useKl) {
       const term = kl(logprob - (input.refLogprobs_N![i] as number));
       tokenLoss += options.klCoef * term.value;
@@ -154,5 +255,6 @@ export function policyLoss(input: PolicyLossInput, options: PolicyLossOptions): 
     clipFraction: n === 0 ? 0 : clipped / n,
     kl: n === 0 ? 0 : klSum / n,
     meanAbsRatioDeviation: n === 0 ? 0 : ratioDeviation / n,
+    importance,
   };
 }
