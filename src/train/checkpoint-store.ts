@@ -32,6 +32,12 @@ const PREFIX = 'step-';
 export interface CheckpointState {
   readonly step: number;
   readonly policies: Record<string, { kind: 'model' | 'adapter' } | { kind: 'tinker'; path: string }>;
+  /**
+   * The kernels that computed the weights (`native-avx512, 2 threads, bf16 fast`): another
+   * backend or thread count changes the numbers from the resumed step on. Absent in embedded
+   * checkpoints written before it was recorded, and in Tinker ones (the service computes).
+   */
+  readonly engine?: string;
 }
 
 export function checkpointName(step: number): string {
@@ -57,14 +63,16 @@ function adapterBaseName(adapterDir: string, modelPath: string | undefined): str
   return existsSync(modelPath) ? relative(adapterDir, resolve(modelPath)) : modelPath;
 }
 
-export async function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number, modelPath?: string): Promise<string> {
+/** `modelPath`: the run's model.path (adapters name it as their base); `engine`: see CheckpointState. */
+export async function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number, extra: { modelPath?: string; engine?: string } = {}): Promise<string> {
+  const { modelPath, engine } = extra;
   const root = join(runDir, 'checkpoints');
   const final = join(root, checkpointName(step));
   const temp = join(root, `.tmp-${checkpointName(step)}-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
   try {
     mkdirSync(join(temp, 'optimizer'), { recursive: true });
-    const state: CheckpointState = { step, policies: {} };
+    const state: CheckpointState = { step, policies: {}, ...(engine === undefined ? {} : { engine }) };
     const trainedFrom = modelPath === undefined ? undefined : findModelFolder(modelPath);
     for (const [id, member] of policies.members) {
       if (member.backend === 'tinker') {

@@ -29,7 +29,8 @@ import { truncateMetrics } from './metrics/truncate-metrics.js';
 import { ProgressDisplay, type ProgressStream } from './progress/progress-display.js';
 import { progressFromTrain, progressFromWarmStart } from './progress/progress-from-records.js';
 import { writeReport } from './report/write-report.js';
-import { listCheckpoints, loadTrainingCheckpoint, saveTrainingCheckpoint } from './checkpoint-store.js';
+import { listCheckpoints, saveTrainingCheckpoint } from './checkpoint-store.js';
+import { checkSameEngine, loadNewestIntactCheckpoint, removeUnfinishedCheckpoints } from './resume-checkpoint.js';
 import { evaluate } from './evaluate.js';
 import { checkTrainable, setupRun, type RunSetup } from './setup-run.js';
 import { trainStep } from './train-step.js';
@@ -41,6 +42,8 @@ export interface TrainOptions {
   readonly resume?: boolean;
   /** Progress and messages (default process.stderr). */
   readonly stream?: ProgressStream;
+  /** Continue a run on other kernels than its checkpoint's (a warning instead of a refusal). */
+  readonly allowEngineChange?: boolean;
   /** For tests: stop (as if interrupted) after this many RL steps of this process. */
   readonly stopAfterSteps?: number;
 }
@@ -95,6 +98,8 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   }
   if (options.resume) checkSameRun(join(runDir, 'config.yaml'), config);
   checkTrainable(config);
+  const unfinished = removeUnfinishedCheckpoints(runDir);
+  if (unfinished.length > 0) log(`removed ${unfinished.length} unfinished checkpoint folder(s) an interrupted save left (${unfinished.join(', ')})`);
   mkdirSync(runDir, { recursive: true });
   writeFileAtomic(join(runDir, 'config.yaml'), YAML.stringify(roundTripConfig(config)));
   if (options.resume && existsSync(metricsPath) && listCheckpoints(runDir).length === 0) {
@@ -119,7 +124,7 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
     },
   });
   try {
-    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, stopAfterSteps: options.stopAfterSteps, configPath: options.config });
+    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, allowEngineChange: options.allowEngineChange ?? false, stopAfterSteps: options.stopAfterSteps, configPath: options.config });
   } catch (error) {
     if (!(error instanceof TinkerUnreachableError)) throw error;
     // The service went away mid-run: everything written so far stays; say how to go on.
@@ -142,15 +147,16 @@ async function trainLoop(
     stream: ProgressStream;
     elapsed: () => number;
     resume: boolean;
+    allowEngineChange: boolean;
     stopAfterSteps?: number;
     configPath: string;
   },
 ): Promise<TrainResult> {
   const t = config.train;
   let first = 0;
-  const latest = ctx.resume ? listCheckpoints(ctx.runDir).at(-1) : undefined;
+  const latest = ctx.resume ? await loadNewestIntactCheckpoint(ctx.runDir, setup.policies, ctx.log) : undefined;
   if (latest) {
-    await loadTrainingCheckpoint(latest.dir, setup.policies);
+    checkSameEngine(latest, setup.engine, ctx.allowEngineChange, ctx.log);
     truncateMetrics(ctx.metricsPath, latest.step);
     first = latest.step + 1;
     ctx.log(`resuming after step ${latest.step} from ${latest.dir}`);
@@ -189,7 +195,7 @@ async function trainLoop(
       // Let pending signals (Ctrl-C) be delivered: a step itself never yields to the event loop.
       await new Promise((resolve) => setImmediate(resolve));
       stopNow = interrupted || (ctx.stopAfterSteps !== undefined && step - first + 1 >= ctx.stopAfterSteps);
-      if (every(t.checkpoint_every) || last || stopNow) await saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, config.model.path);
+      if (every(t.checkpoint_every) || last || stopNow) await saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, { modelPath: config.model.path, engine: setup.engine });
       progress.update(progressFromTrain(record, lastEval));
       if (stopNow) break;
     }

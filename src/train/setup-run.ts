@@ -29,12 +29,15 @@ import { tinkerApiKey, tinkerBaseModel, tinkerPrompting } from './tinker-service
 import { MAX_MICRO_BATCH_TOKENS, resolveMicroBatchTokens } from './micro-batch-tokens.js';
 import type { TrainStepInput } from './train-step.js';
 import type { WarmStartStep } from './warm-start.js';
+import { engineName } from './resume-checkpoint.js';
 
 export interface RunSetup {
   readonly tokenizer: Tokenizer;
   readonly policies: PolicySet;
   readonly stepInput: Omit<TrainStepInput<Env>, 'seed' | 'step' | 'lr'>;
   readonly evalInput: { team: Team<Env>; source: TaskSource<Env>; policyFor: (role: string) => Policy; rollout: RolloutOptions };
+  /** The kernels that compute an embedded run (engineName); undefined on a Tinker service. */
+  readonly engine?: string;
   dispose(): void;
 }
 
@@ -168,12 +171,13 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     prompting,
   }); // owns base from here
   for (const m of own.values()) m.dispose();
-  return runSetup(config, { team, source, rollout, tokenizer, policies });
+  return runSetup(config, { team, source, rollout, tokenizer, policies, engine: engineName(kernels) });
 }
 
-function runSetup(config: ResolvedConfig, parts: { team: Team<Env>; source: TaskSource<Env>; rollout: RolloutOptions; tokenizer: Tokenizer; policies: PolicySet }): RunSetup {
-  const { team, source, rollout, tokenizer, policies } = parts;
+function runSetup(config: ResolvedConfig, parts: { team: Team<Env>; source: TaskSource<Env>; rollout: RolloutOptions; tokenizer: Tokenizer; policies: PolicySet; engine?: string }): RunSetup {
+  const { team, source, rollout, tokenizer, policies, engine } = parts;
   return {
+    ...(engine === undefined ? {} : { engine }),
     tokenizer,
     policies,
     stepInput: {

@@ -1,0 +1,80 @@
+/**
+ * What `troupe train --resume` (and a fresh start in an old folder) does with the checkpoints a
+ * fault left behind: temporary folders of an interrupted save are removed, a damaged newest
+ * checkpoint gives way to the newest intact one (moved aside as `<name>.damaged`, with a
+ * warning naming both), and a checkpoint computed by other kernels is refused unless the
+ * caller allows the change, because the numbers would differ from that step on.
+ */
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { TinkerUnreachableError } from '../tinker/tinker-unreachable-error.js';
+import { TroupeError } from '../util/errors.js';
+import { listCheckpoints, loadTrainingCheckpoint, type CheckpointState } from './checkpoint-store.js';
+import type { PolicySet } from './policy-set.js';
+
+/** Checkpoints are written to `checkpoints/.tmp-step-NNNNNN-<pid>` and renamed when complete. */
+const UNFINISHED = /^\.tmp-step-\d{6}-\d+$/;
+
+/**
+ * Deletes the temporary folders of checkpoint saves that never finished (a kill or power loss
+ * mid-write); returns their names. Safe because a finished save renames its folder.
+ */
+export function removeUnfinishedCheckpoints(runDir: string): string[] {
+  const root = join(runDir, 'checkpoints');
+  if (!existsSync(root)) return [];
+  const unfinished = readdirSync(root).filter((name) => UNFINISHED.test(name));
+  for (const name of unfinished) rmSync(join(root, name), { recursive: true, force: true });
+  return unfinished;
+}
+
+export interface ResumedCheckpoint {
+  readonly step: number;
+  readonly dir: string;
+  readonly state: CheckpointState;
+}
+
+/**
+ * Loads the newest checkpoint that loads completely into `policies`. One that fails to load
+ * (cut short, overwritten, bit rot) is renamed `<name>.damaged` and the next older one tried;
+ * `warn` gets one line naming both. Returns undefined when the run has no checkpoint; throws
+ * the newest one's error when none loads. A service that cannot be reached is not damage.
+ */
+export async function loadNewestIntactCheckpoint(runDir: string, policies: PolicySet, warn: (line: string) => void): Promise<ResumedCheckpoint | undefined> {
+  const all = listCheckpoints(runDir).reverse();
+  const damaged: { dir: string; reason: string }[] = [];
+  for (const checkpoint of all) {
+    try {
+      const state = await loadTrainingCheckpoint(checkpoint.dir, policies);
+      for (const d of damaged) renameSync(d.dir, `${d.dir}.damaged`);
+      if (damaged.length > 0) {
+        const names = damaged.map((d) => basename(d.dir)).join(', ');
+        warn(`warning: checkpoint ${names} is damaged (${damaged[0]!.reason}); resuming from ${basename(checkpoint.dir)}, the newest intact one (the damaged one is kept as ${basename(damaged[0]!.dir)}.damaged)`);
+      }
+      return { ...checkpoint, state };
+    } catch (error) {
+      if (error instanceof TinkerUnreachableError) throw error;
+      damaged.push({ dir: checkpoint.dir, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  if (damaged.length === 0) return undefined;
+  throw new TroupeError('checkpoint', `no checkpoint of ${runDir} loads: ${damaged.map((d) => `${basename(d.dir)}: ${d.reason}`).join('; ')}. Start a new run, or remove the run folder`);
+}
+
+/**
+ * Refuses to continue a run on kernels other than the ones its checkpoint was computed with
+ * (`TROUPE_NO_NATIVE=1` under `engine.backend: auto` silently swaps native for WebAssembly),
+ * unless `allow`, in which case `warn` says from which step the numbers differ.
+ */
+export function checkSameEngine(saved: ResumedCheckpoint, engine: string | undefined, allow: boolean, warn: (line: string) => void): void {
+  if (saved.state.engine === undefined || engine === undefined || saved.state.engine === engine) return;
+  const what = `the run's checkpoint ${basename(saved.dir)} was computed by ${saved.state.engine}, and this process would continue on ${engine}`;
+  if (!allow) {
+    throw new TroupeError('config', `${what}: the numbers would differ from step ${saved.step + 1} on. Resume with the same engine (engine.backend, TROUPE_NO_NATIVE, TROUPE_BACKEND, TROUPE_THREADS, TROUPE_BF16_MATMUL), or pass --allow-engine-change to accept it`);
+  }
+  warn(`warning: ${what} (--allow-engine-change); steps from ${saved.step + 1} on will not match an uninterrupted run`);
+}
+
+/** How a checkpoint names the kernels that computed it (see CheckpointState.engine). */
+export function engineName(kernels: { name: string; threads: number; bf16Matmul: string }): string {
+  return `${kernels.name}, ${kernels.threads} thread${kernels.threads === 1 ? '' : 's'}, bf16 ${kernels.bf16Matmul}`;
+}

@@ -1,0 +1,67 @@
+// What a fault leaves behind must not stop the next resume: the temporary folder of a save
+// that was killed mid-write is removed, a damaged newest checkpoint gives way to the newest
+// intact one (and the run still ends with the weights of an uninterrupted run), and a resume
+// on other kernels is refused unless allowed, because the numbers would change.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runTraining } from './run-training.js';
+import { cliPath as cli, tinyRun } from './tiny-run.test-helper.js';
+
+const { dir, config } = tinyRun({ prefix: 'troupe-fault-', map: 'shared', train: '{ steps: 4, eval_every: 0, eval_tasks: 2, checkpoint_every: 1, keep_checkpoints: 3, samples_every: 0 }' });
+const quiet = { write: () => true };
+const weights = (runDir: string, step: string) => readFileSync(join(runDir, 'checkpoints', step, 'policies', 'shared', 'model.safetensors'));
+const trainSteps = (runDir: string) =>
+  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.kind === 'train').map((r) => r.step);
+
+test('a killed save and a damaged newest checkpoint: resume cleans up, falls back, and ends as an uninterrupted run', async () => {
+  const whole = join(dir, 'whole');
+  await runTraining({ config, runDir: whole, stream: quiet });
+
+  const runDir = join(dir, 'faulty');
+  await runTraining({ config, runDir, stream: quiet, stopAfterSteps: 3 });
+  assert.deepEqual(readdirSync(join(runDir, 'checkpoints')), ['step-000000', 'step-000001', 'step-000002']);
+  // What a SIGKILL during the next save leaves: a half-written temporary folder.
+  const killed = join(runDir, 'checkpoints', '.tmp-step-000003-999999');
+  mkdirSync(join(killed, 'optimizer'), { recursive: true });
+  writeFileSync(join(killed, 'optimizer', 'shared.safetensors'), 'half');
+  // A damaged newest checkpoint (a file cut short by a crash or a full disk elsewhere).
+  const newest = join(runDir, 'checkpoints', 'step-000002', 'policies', 'shared', 'model.safetensors');
+  truncateSync(newest, 100);
+
+  const resumed = spawnSync(process.execPath, [cli, 'train', config, '--run-dir', runDir, '--resume'], { encoding: 'utf8' });
+  assert.equal(resumed.status, 0, resumed.stderr);
+  assert.match(resumed.stderr, /removed 1 unfinished checkpoint folder\(s\) an interrupted save left \(\.tmp-step-000003-999999\)/);
+  const warnings = resumed.stderr.split('\n').filter((l) => l.startsWith('warning:'));
+  assert.equal(warnings.length, 1, resumed.stderr);
+  assert.match(warnings[0]!, /^warning: checkpoint step-000002 is damaged \(.*model\.safetensors.*\); resuming from step-000001, the newest intact one/);
+  assert.match(resumed.stderr, /resuming after step 1 /);
+  assert.ok(!existsSync(killed), 'the temporary folder is gone');
+  assert.ok(existsSync(join(runDir, 'checkpoints', 'step-000002.damaged')), 'the damaged checkpoint is kept aside for inspection');
+  assert.deepEqual(trainSteps(runDir), [0, 1, 2, 3], 'every step exactly once');
+  assert.deepEqual(weights(runDir, 'step-000003'), weights(whole, 'step-000003'), 'the replayed steps give the uninterrupted weights');
+});
+
+test('a resume on other kernels is refused, and with --allow-engine-change continues with a warning', async () => {
+  const runDir = join(dir, 'engine');
+  await runTraining({ config, runDir, stream: quiet, stopAfterSteps: 1 });
+  const saved = JSON.parse(readFileSync(join(runDir, 'checkpoints', 'step-000000', 'state.json'), 'utf8')).engine as string;
+  assert.match(saved, /^(native|wasm)-\w+, [12] threads?, bf16 \w+$/);
+  // Native -> WebAssembly the way the bug report met it; on a WebAssembly-only machine, another thread count.
+  const other = saved.startsWith('native') ? { TROUPE_NO_NATIVE: '1' } : { TROUPE_THREADS: saved.includes(' 1 thread') ? '2' : '1' };
+  const env = { ...process.env, ...other };
+
+  const refused = spawnSync(process.execPath, [cli, 'train', config, '--run-dir', runDir, '--resume'], { encoding: 'utf8', env });
+  assert.equal(refused.status, 2, refused.stderr);
+  const line = refused.stderr.trim();
+  assert.equal(line.split('\n').filter((l) => l.startsWith('troupe:')).length, 1, refused.stderr);
+  assert.match(line, /troupe: config error: the run's checkpoint step-000000 was computed by .+, and this process would continue on .+: the numbers would differ from step 1 on\. .*--allow-engine-change/);
+  assert.deepEqual(trainSteps(runDir), [0], 'nothing was trained');
+
+  const allowed = spawnSync(process.execPath, [cli, 'train', config, '--run-dir', runDir, '--resume', '--allow-engine-change'], { encoding: 'utf8', env });
+  assert.equal(allowed.status, 0, allowed.stderr);
+  assert.match(allowed.stderr, /warning: the run's checkpoint step-000000 was computed by .+ \(--allow-engine-change\); steps from 1 on will not match/);
+  assert.deepEqual(trainSteps(runDir), [0, 1, 2, 3]);
+});
