@@ -51,6 +51,14 @@ export const modelSection = z
      * chat model (model.path) for natural-format prompts; unset leaves the template's default.
      */
     enable_thinking: z.boolean().optional(),
+    /**
+     * Never sample an id the tokenizer has no token for: the padded embedding rows most real
+     * checkpoints have (Qwen3-0.6B: 151,936 rows, 151,669 ids), which a young or random model
+     * samples often. The learner leaves the same ids out of its softmax, so sampled and
+     * recomputed log-probs stay equal. A no-op for models whose rows all have tokens (the
+     * character-tokenizer models). Off: such ids are sampled, kept as ids and decode to no text.
+     */
+    mask_tokenless_ids: z.boolean().default(true),
     /** Adapter shape for policy.map: lora. */
     lora: loraSection,
   })

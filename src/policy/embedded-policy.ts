@@ -26,6 +26,8 @@ export interface EmbeddedPolicyOptions {
   readonly maxBatch?: number;
   /** How prompts reach the model and where completions end (default: raw text, the tokenizer's eos). */
   readonly prompting?: PromptFormat;
+  /** Ids never sampled (logit-mask.ts), e.g. idsWithoutToken(tokenizer, vocab); its learner must mask the same. */
+  readonly logitMask?: ArrayLike<number>;
 }
 
 export class EmbeddedPolicy implements Policy {
@@ -44,7 +46,7 @@ export class EmbeddedPolicy implements Policy {
     this.adapter = options.adapter;
     this.maxBatch = options.maxBatch ?? 64;
     this.prompting = options.prompting ?? {};
-    this.sampler = new Sampler(options.model, options.tokenizer);
+    this.sampler = new Sampler(options.model, options.tokenizer, { logitMask: options.logitMask });
   }
 
   /** Prompt ids as the model sees them: through the chat template, else BOS (when the tokenizer has one) + the prompt text. */

@@ -71,13 +71,16 @@ export class Learner {
   readonly optimizer: AdamW;
   private readonly options: LearnerOptions;
   private readonly reference: ReferencePolicy | undefined;
+  /** The ids its policy's sampler masks (logit-mask.ts): the learner's softmax leaves them out too. */
+  private readonly logitMask: ArrayLike<number>;
 
-  constructor(init: { policyId: string; model: LlamaModel; adapter?: string; options: LearnerOptions; reference?: ReferencePolicy }) {
+  constructor(init: { policyId: string; model: LlamaModel; adapter?: string; options: LearnerOptions; reference?: ReferencePolicy; logitMask?: ArrayLike<number> }) {
     this.policyId = init.policyId;
     this.model = init.model;
     this.adapter = init.adapter;
     this.options = init.options;
     this.reference = init.reference;
+    this.logitMask = init.logitMask ?? [];
     if (init.options.loss.klCoef !== 0 && !init.reference) {
       throw new TroupeError('config', `policy '${init.policyId}': a KL coefficient is set but there is no reference policy to compare with`);
     }
@@ -136,7 +139,7 @@ export class Learner {
         const tape = new Tape(this.model.kernels, { pool });
         try {
           const pairs = micro.map((s) => ({ promptIds: s.promptIds, responseIds: s.responseIds }));
-          const scored = this.model.tokenLogprobs(tape, pairs, { adapter: this.adapter, entropy: true });
+          const scored = this.model.tokenLogprobs(tape, pairs, { adapter: this.adapter, entropy: true, logitMask: this.logitMask });
           const flat = flatten(micro);
           const logprobs_N = scored.logprobs.data;
           if (checkStale) totals.gap = Math.max(totals.gap, this.checkFresh(logprobs_N, flat.oldLogprobs_N));
@@ -193,7 +196,7 @@ export class Learner {
     const reference = this.reference!;
     const tape = new Tape(reference.model.kernels, { grad: false });
     try {
-      return Float32Array.from(reference.model.tokenLogprobs(tape, pairs, { adapter: reference.adapter }).logprobs.data);
+      return Float32Array.from(reference.model.tokenLogprobs(tape, pairs, { adapter: reference.adapter, logitMask: this.logitMask }).logprobs.data);
     } finally {
       tape.dispose();
     }

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel, loadModelAdapter } from '../engine/io/model-checkpoint.js';
+import type { LlamaModel } from '../engine/model/llama-model.js';
+import { idsWithoutToken } from '../engine/tokenizer/ids-without-token.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import { promptFormatOf } from '../policy/prompt-format.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
@@ -73,6 +75,8 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
   // tokens (a saved policy folder keeps tokenizer_config.json but not chat_template.jinja).
   const loadedBase = config.model.path === undefined ? undefined : await resolveModel(config.model.path);
   const promptingOf = (dir: string, tokenizer: Tokenizer) => promptFormatOf(loadedBase ?? dir, tokenizer, { format: config.team.format, enableThinking: config.model.enable_thinking });
+  // Played as sampled in training: without the ids the tokenizer lacks (model.mask_tokenless_ids).
+  const maskOf = (model: LlamaModel, tokenizer: Tokenizer) => (config.model.mask_tokenless_ids ? idsWithoutToken(tokenizer, model.config.vocab_size) : undefined);
   const byId = new Map<string, Policy>();
   let source: string;
   if (checkpoint) {
@@ -82,14 +86,15 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
       const baseDir = loadedBase ?? join(runDir!, 'base');
       const { model, tokenizer } = loadModel(kernels, baseDir, { frozen: true });
       const prompting = promptingOf(baseDir, tokenizer);
+      const logitMask = maskOf(model, tokenizer);
       for (const id of ids) {
         loadModelAdapter(model, join(checkpoint.dir, 'adapters', id), id);
-        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, adapter: id, prompting }));
+        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, adapter: id, prompting, logitMask }));
       }
     } else {
       for (const id of ids) {
         const { model, tokenizer } = loadModel(kernels, join(checkpoint.dir, 'policies', id), { frozen: true });
-        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, prompting: promptingOf(join(checkpoint.dir, 'policies', id), tokenizer) }));
+        byId.set(id, new EmbeddedPolicy({ id, model, tokenizer, prompting: promptingOf(join(checkpoint.dir, 'policies', id), tokenizer), logitMask: maskOf(model, tokenizer) }));
       }
     }
   } else {
@@ -105,7 +110,7 @@ async function embeddedPolicies(config: ResolvedConfig, roles: readonly string[]
     source = path;
     const dir = loadedBase ?? path;
     const { model, tokenizer } = loadModel(kernels, dir, { frozen: true }); // these policies only play
-    const policy = new EmbeddedPolicy({ id: 'base', model, tokenizer, prompting: promptingOf(dir, tokenizer) });
+    const policy = new EmbeddedPolicy({ id: 'base', model, tokenizer, prompting: promptingOf(dir, tokenizer), logitMask: maskOf(model, tokenizer) });
     for (const id of new Set(roleToPolicy.values())) byId.set(id, policy);
   }
   return { policyFor: (role) => byId.get(roleToPolicy.get(role)!)!, source };

@@ -12,6 +12,7 @@
 import type { LlamaConfig } from '../engine/model/llama-config.js';
 import { LlamaModel } from '../engine/model/llama-model.js';
 import type { LoraConfig } from '../engine/model/lora.js';
+import { idsWithoutToken } from '../engine/tokenizer/ids-without-token.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import { EmbeddedPolicy, type PromptFormat } from '../policy/embedded-policy.js';
 import type { TinkerLearner } from '../policy/tinker-learner.js';
@@ -129,8 +130,14 @@ export function buildPolicySet(options: {
   withReference: boolean;
   /** Chat template and stop tokens of a loaded chat model (see EmbeddedPolicy). */
   prompting?: PromptFormat;
+  /**
+   * Never sample the ids the tokenizer has no token for (padded embedding rows); each policy's
+   * learner leaves the same ids out of its softmax, so sampled and recomputed log-probs agree.
+   */
+  maskTokenlessIds?: boolean;
 }): PolicySet {
   const { spec, roles, base, tokenizer } = options;
+  const maskOf = (model: LlamaModel) => (options.maskTokenlessIds ? idsWithoutToken(tokenizer, model.config.vocab_size) : new Int32Array(0));
   const roleToPolicy = assignRoles(spec, roles);
   const ids = [...new Set(roleToPolicy.values())];
   const members = new Map<string, EmbeddedMember>();
@@ -140,10 +147,11 @@ export function buildPolicySet(options: {
     const shared = base;
     shared.freezeBase(); // a bf16 base stays bf16
     models.set('base', shared);
+    const logitMask = maskOf(shared);
     for (const id of ids) {
       shared.addAdapter(id, options.lora, adapterSeed(options.seed, id));
-      const learner = new Learner({ policyId: id, model: shared, adapter: id, options: options.learner, reference: options.withReference ? { model: shared } : undefined });
-      members.set(id, embeddedMember({ id, model: shared, adapter: id, policy: new EmbeddedPolicy({ id, model: shared, tokenizer, adapter: id, prompting: options.prompting }), learner, roles: rolesOf(id) }));
+      const learner = new Learner({ policyId: id, model: shared, adapter: id, options: options.learner, reference: options.withReference ? { model: shared } : undefined, logitMask });
+      members.set(id, embeddedMember({ id, model: shared, adapter: id, policy: new EmbeddedPolicy({ id, model: shared, tokenizer, adapter: id, prompting: options.prompting, logitMask }), learner, roles: rolesOf(id) }));
     }
   } else {
     for (const id of ids) {
@@ -151,8 +159,9 @@ export function buildPolicySet(options: {
       const model = copyModel(start);
       models.set(id, model);
       const reference = options.withReference ? { model: copyModel(start) } : undefined;
-      const learner = new Learner({ policyId: id, model, options: options.learner, reference });
-      members.set(id, embeddedMember({ id, model, policy: new EmbeddedPolicy({ id, model, tokenizer, prompting: options.prompting }), learner, roles: rolesOf(id) }));
+      const logitMask = maskOf(model);
+      const learner = new Learner({ policyId: id, model, options: options.learner, reference, logitMask });
+      members.set(id, embeddedMember({ id, model, policy: new EmbeddedPolicy({ id, model, tokenizer, prompting: options.prompting, logitMask }), learner, roles: rolesOf(id) }));
     }
     base.dispose();
   }

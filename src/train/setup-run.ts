@@ -12,6 +12,7 @@ import { promptFormatOf } from '../policy/prompt-format.js';
 import { llamaConfig, type LlamaConfig } from '../engine/model/llama-config.js';
 import type { LlamaModel } from '../engine/model/llama-model.js';
 import { CharTokenizer } from '../engine/tokenizer/char-tokenizer.js';
+import { idsWithoutToken } from '../engine/tokenizer/ids-without-token.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
@@ -146,6 +147,10 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     tokenizer = loaded.tokenizer;
     prompting = promptFormatOf(dir, tokenizer, { format: config.team.format, enableThinking: config.model.enable_thinking });
     hooks.log(`loaded the base model from ${config.model.path}${dir === config.model.path ? '' : ` (${dir})`}`);
+    const tokenless = idsWithoutToken(tokenizer, base.config.vocab_size);
+    if (tokenless.length > 0) {
+      hooks.log(`${tokenless.length} of the model's ${base.config.vocab_size} ids have no token (ids ${tokenless[0]}..${tokenless.at(-1)}): ${config.model.mask_tokenless_ids ? 'sampling never produces them (model.mask_tokenless_ids)' : 'they may be sampled and decode to no text'}`);
+    }
   } else {
     base = await build(baseModelConfig(config, tokenizer.vocabSize), join(runDir, 'base'), roles);
   }
@@ -169,6 +174,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     seed: config.seed,
     withReference: config.train.kl_coef > 0,
     prompting,
+    maskTokenlessIds: config.model.mask_tokenless_ids,
   }); // owns base from here
   for (const m of own.values()) m.dispose();
   return runSetup(config, { team, source, rollout, tokenizer, policies, engine: engineName(kernels) });

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { f32ToBf16, bf16ToF32 } from '../io/half-float.js';
 import { randomArray, newRng } from '../kernels/conformance-helpers.js';
+import { getKernels } from '../kernels/get-kernels.js';
 import { createReferenceKernels } from '../kernels/reference.js';
+import type { Kernels } from '../kernels/types.js';
 import { Tensor } from '../tensor.js';
 import { headLogprobs } from './head-logprobs.js';
 import { linear } from './linear.js';
@@ -84,4 +86,32 @@ test('headLogprobs keeps the log-softmax for backward when all rows fit, and rec
   assert.equal(counted(rows), 3, 'all rows fit: no head product is recomputed in backward');
   assert.equal(counted(100), 3);
   assert.equal(counted(4), 8, 'two chunks: each recomputes its logits in backward');
+});
+
+test('headLogprobs with a logit mask equals the head without the masked rows (values, entropy, dx, dW), on the reference and the default kernels', async () => {
+  const mask = [2, 8]; // no target is masked: a masked id is never sampled
+  const kept = Array.from({ length: vocab }, (_, i) => i).filter((i) => !mask.includes(i));
+  const scored = (k: Kernels, masked: boolean) => {
+    const tape = new Tape(k);
+    const x = new Tensor([rows, hidden], Float32Array.from(xValues), true);
+    const ids = masked ? Array.from({ length: vocab }, (_, i) => i) : kept;
+    const w = new Tensor([ids.length, hidden], Float32Array.from(ids.flatMap((i) => Array.from(wValues.subarray(i * hidden, (i + 1) * hidden)))), true);
+    const entropy = new Float32Array(rows);
+    const out = headLogprobs(tape, x, w, masked ? targets : targets.map((t) => kept.indexOf(t)), { entropy, ...(masked ? { logitMask: mask } : {}) });
+    const values = Array.from(out.data);
+    tape.backward(out, g);
+    const dw = Array.from(w.grad!);
+    const result = { out: values, entropy: Array.from(entropy), dx: Array.from(x.grad!), dw: masked ? kept.flatMap((i) => dw.slice(i * hidden, (i + 1) * hidden)) : dw, maskedDw: masked ? mask.flatMap((i) => dw.slice(i * hidden, (i + 1) * hidden)) : [] };
+    tape.dispose();
+    return result;
+  };
+  for (const k of [kernels, await getKernels()]) {
+    const [got, expected] = [scored(k, true), scored(k, false)];
+    close(got.out, expected.out, `${k.name} out`);
+    close(got.entropy, expected.entropy, `${k.name} entropy`);
+    close(got.dx, expected.dx, `${k.name} dx`);
+    close(got.dw, expected.dw, `${k.name} dW of the kept rows`);
+    assert.ok(got.maskedDw.every((v) => v === 0), `${k.name}: the masked rows get no gradient`);
+  }
+  assert.throws(() => headLogprobs(new Tape(kernels), new Tensor([rows, hidden], Float32Array.from(xValues)), new Tensor([vocab, hidden], Float32Array.from(wValues)), targets, { logitMask: [vocab] }), /logit mask id 11 is outside the model's vocabulary 0\.\.10/);
 });

@@ -1,4 +1,5 @@
 import { TroupeError } from '../../util/errors.js';
+import { checkedLogitMask, maskLogits } from '../logit-mask.js';
 import type { Tensor } from '../tensor.js';
 import { weightMatmul } from '../weight-ops.js';
 import { asMatrix, expectEqual } from './check.js';
@@ -17,8 +18,10 @@ const LOGITS_BUDGET = 1 << 26;
  * and gradient), forward keeps nothing and backward recomputes each chunk's log-softmax: a
  * third head product, for memory bounded by one chunk.
  * W may be a frozen bf16 weight. `entropy` as in logSoftmaxGather (a metric, no gradient).
+ * `logitMask`: ids whose logits become MASKED_LOGIT before the log-softmax (the sampler's mask,
+ * logit-mask.ts), so they get probability 0 and no gradient.
  */
-export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLike<number>, options: { entropy?: Float32Array; chunkRows?: number } = {}): Tensor {
+export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLike<number>, options: { entropy?: Float32Array; chunkRows?: number; logitMask?: ArrayLike<number> } = {}): Tensor {
   const [rows, hidden] = asMatrix('headLogprobs', 'x', x);
   const [vocab, inW] = asMatrix('headLogprobs', 'weight', w);
   expectEqual('headLogprobs', 'the weight input size', inW, hidden);
@@ -28,11 +31,13 @@ export function headLogprobs(tape: Tape, x: Tensor, w: Tensor, targets: ArrayLik
     if (t < 0 || t >= vocab) throw new TroupeError('engine', `headLogprobs: target token ${t} is outside the vocabulary 0..${vocab - 1}`);
   }
   if (options.entropy) expectEqual('headLogprobs', 'the entropy array length', options.entropy.length, rows);
+  const mask = checkedLogitMask(options.logitMask ?? [], vocab);
   const chunk = Math.max(1, options.chunkRows ?? Math.floor(LOGITS_BUDGET / Math.max(1, vocab)));
   const k = tape.kernels;
   /** Log-softmax of the logits of rows [r0, r1) into `logp` ((r1 - r0) x vocab), and their entropies when asked. */
   const chunkLogp = (r0: number, r1: number, logp: Float32Array, entropy?: Float32Array): void => {
     weightMatmul(k, { a: x.data.subarray(r0 * hidden, r1 * hidden), w, c: logp, m: r1 - r0, n: vocab, k: hidden, transB: true });
+    maskLogits(logp, r1 - r0, vocab, mask);
     k.logSoftmax(logp, r1 - r0, vocab, entropy?.subarray(r0, r1));
   };
   const out = tape.output([rows], [x, w]);

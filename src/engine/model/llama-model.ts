@@ -23,6 +23,16 @@ export interface TokenLogprobs {
   readonly entropy?: Float32Array;
 }
 
+/** How tokenLogprobs scores. */
+export interface ScoringOptions {
+  /** LoRA adapter to apply; none = the base model. */
+  readonly adapter?: string;
+  /** Also compute each scored token's entropy. */
+  readonly entropy?: boolean;
+  /** Ids the sampler never produces (logit-mask.ts): left out of the softmax here too. */
+  readonly logitMask?: ArrayLike<number>;
+}
+
 export interface ForwardOptions {
   /** (B) rows of T positions; default 0..T-1 for every row. */
   readonly positions?: readonly (readonly number[])[];
@@ -138,9 +148,10 @@ export class LlamaModel {
   /**
    * Differentiable logprobs of each response token given its prompt and the response tokens
    * before it (temperature 1). Pairs with identical prompts share one prompt pass (see
-   * scoring-plan.ts): a GRPO group of K computes its prompt once.
+   * scoring-plan.ts): a GRPO group of K computes its prompt once. `logitMask`: ids left out of
+   * the softmax, as the sampler that produced the responses left them out (logit-mask.ts).
    */
-  tokenLogprobs(tape: Tape, pairs: readonly ScoringPair[], options: { adapter?: string; entropy?: boolean } = {}): TokenLogprobs {
+  tokenLogprobs(tape: Tape, pairs: readonly ScoringPair[], options: ScoringOptions = {}): TokenLogprobs {
     const plan = planScoring(pairs);
     if (plan.groups === pairs.length) return this.scoreWholeSequences(tape, planWholeSequences(pairs), options);
     const P = plan.promptSeqLen;
@@ -158,17 +169,17 @@ export class LlamaModel {
     const hidden = gatherRows(tape, rows.length === 1 ? rows[0]! : concatRows(tape, rows), plan.headRows); // (N, hidden)
     const entropy = options.entropy ? new Float32Array(plan.targets.length) : undefined;
     // Fused head + log-softmax, by chunks of rows: the (N, vocab) logits never exist at once.
-    const logprobs = headLogprobs(tape, this.finalNorm(tape, hidden), this.headWeight(), plan.targets, { entropy });
+    const logprobs = headLogprobs(tape, this.finalNorm(tape, hidden), this.headWeight(), plan.targets, { entropy, logitMask: options.logitMask });
     return { logprobs, offsets: plan.offsets, entropy };
   }
 
   /** tokenLogprobs when no prompt is shared: one pass over each whole sequence (scoring-plan.ts). */
-  private scoreWholeSequences(tape: Tape, plan: WholeSequencePlan, options: { adapter?: string; entropy?: boolean }): TokenLogprobs {
+  private scoreWholeSequences(tape: Tape, plan: WholeSequencePlan, options: ScoringOptions): TokenLogprobs {
     const layout: SequenceLayout = { batch: plan.batch, seqLen: plan.seqLen, positions: plan.positions };
     const { hidden } = this.runLayers(tape, this.embed(tape, plan.tokens), layout, options.adapter);
     const entropy = options.entropy ? new Float32Array(plan.targets.length) : undefined;
     const rows = gatherRows(tape, hidden, plan.headRows);
-    const logprobs = headLogprobs(tape, this.finalNorm(tape, rows), this.headWeight(), plan.targets, { entropy });
+    const logprobs = headLogprobs(tape, this.finalNorm(tape, rows), this.headWeight(), plan.targets, { entropy, logitMask: options.logitMask });
     return { logprobs, offsets: plan.offsets, entropy };
   }
 

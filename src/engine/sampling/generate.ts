@@ -20,6 +20,7 @@
  */
 import { TroupeError } from '../../util/errors.js';
 import { Rng } from '../../util/rng.js';
+import { checkedLogitMask, maskLogits } from '../logit-mask.js';
 import type { LlamaModel } from '../model/llama-model.js';
 import type { Tokenizer } from '../tokenizer/types.js';
 import type { SequenceCache } from './kv-cache.js';
@@ -56,14 +57,22 @@ interface Continuation {
 export class Sampler {
   readonly model: LlamaModel;
   readonly tokenizer: Tokenizer;
+  /** Ids never sampled (see logit-mask.ts); empty by default. */
+  readonly logitMask: Int32Array;
   private readonly inference: LlamaInference;
 
-  constructor(model: LlamaModel, tokenizer: Tokenizer) {
+  /**
+   * `options.logitMask`: ids the sampler must never produce (their logits become MASKED_LOGIT
+   * before a token is drawn, so the recorded log-probs are those of the masked distribution);
+   * a learner of the same policy masks the same ids (LlamaModel.tokenLogprobs).
+   */
+  constructor(model: LlamaModel, tokenizer: Tokenizer, options: { logitMask?: ArrayLike<number> } = {}) {
     if (tokenizer.vocabSize > model.config.vocab_size) {
       throw new TroupeError('config', `tokenizer has ${tokenizer.vocabSize} tokens but the model's vocab_size is ${model.config.vocab_size}; use a model with a larger vocabulary`);
     }
     this.model = model;
     this.tokenizer = tokenizer;
+    this.logitMask = checkedLogitMask(options.logitMask ?? [], model.config.vocab_size);
     this.inference = new LlamaInference(model);
   }
 
@@ -134,6 +143,7 @@ export class Sampler {
       };
       // Samples one token for `c` from `logits`; returns true when `c` continues.
       const step = (c: Continuation, logits: Float32Array): boolean => {
+        maskLogits(logits, 1, logits.length, this.logitMask);
         const choice = sampleToken(logits, c.params, c.rng, scoreTemperature);
         c.out.ids.push(choice.id);
         c.out.logprobs.push(choice.logprob);
