@@ -9,7 +9,7 @@
  *
  * Adapter tensors are keyed by these PEFT names everywhere in Troupe (the engine's
  * LoraAdapter uses them too, see src/engine/model/lora.ts). The update is
- * W + (lora_alpha / r) * B A (`loraScale`).
+ * W + (lora_alpha / r) * B A, or (lora_alpha / sqrt(r)) * B A with `use_rslora` (`loraScaleOf` in lora.ts).
  */
 import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
@@ -34,11 +34,6 @@ export interface PeftAdapter {
   readonly config: LoraAdapterConfig;
   /** `base_model.model.model.layers.{i}.{self_attn|mlp}.{module}.lora_{A|B}.weight`. */
   readonly tensors: TensorMap;
-}
-
-/** The factor multiplying B A in the adapted weight. */
-export function loraScale(config: LoraAdapterConfig): number {
-  return config.alpha / config.r;
 }
 
 /** Every adapter tensor for a base config, by PEFT name, with its shape. */
@@ -83,40 +78,86 @@ function adapterConfigJson(config: LoraAdapterConfig): Record<string, unknown> {
     init_lora_weights: true,
     modules_to_save: null,
     layers_to_transform: null,
-    use_rslora: false,
+    use_rslora: config.rslora === true,
     use_dora: false,
     revision: null,
   };
 }
 
-/** Parses adapter_config.json, refusing PEFT options Troupe's LoRA does not implement. */
+/** The task types whose adapted model is the causal LM Troupe runs (null: peft saved none). */
+const CAUSAL_TASK_TYPES: readonly unknown[] = [undefined, null, 'CAUSAL_LM'];
+
+/**
+ * PEFT options that change what the adapter computes in ways Troupe's LoRA does not implement,
+ * each with the value that means "off" (peft writes these values when the option is unused)
+ * and what the option would need. A file with any other value is refused, naming field and value.
+ */
+const UNSUPPORTED_OPTIONS: ReadonlyArray<{ key: string; off: (value: unknown) => boolean; needs: string }> = [
+  { key: 'use_dora', off: (v) => v === false, needs: 'DoRA (weight-decomposed LoRA); Troupe trains plain LoRA' },
+  { key: 'bias', off: (v) => v === 'none', needs: 'trained biases; only "none" is supported' },
+  { key: 'lora_bias', off: (v) => v === false, needs: 'a bias on lora_B' },
+  { key: 'fan_in_fan_out', off: (v) => v === false, needs: 'transposed (Conv1D) weights, which Llama-family models do not have' },
+  { key: 'modules_to_save', off: isEmpty, needs: 'fully trained copies of whole modules' },
+  { key: 'layers_to_transform', off: isEmpty, needs: 'LoRA on some layers only; Troupe adapts every layer' },
+  { key: 'layers_pattern', off: isEmpty, needs: 'LoRA on some layers only; Troupe adapts every layer' },
+  { key: 'rank_pattern', off: isEmpty, needs: 'a different r per module' },
+  { key: 'alpha_pattern', off: isEmpty, needs: 'a different lora_alpha per module' },
+  { key: 'exclude_modules', off: isEmpty, needs: 'module exclusions; list the modules in target_modules instead' },
+  { key: 'layer_replication', off: isEmpty, needs: 'replicated layers' },
+  { key: 'trainable_token_indices', off: isEmpty, needs: 'trained embedding rows' },
+  { key: 'target_parameters', off: isEmpty, needs: 'LoRA on raw parameters' },
+  { key: 'alora_invocation_tokens', off: isEmpty, needs: 'activated LoRA' },
+  { key: 'use_qalora', off: (v) => v === false, needs: 'QA-LoRA' },
+  { key: 'use_bdlora', off: isEmpty, needs: 'block-diagonal LoRA' },
+];
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/**
+ * Module names from target_modules: "all-linear" is every projection (peft never adapts the
+ * head with it), and a full path such as "model.layers.0.mlp.down_proj" (what peft saves
+ * after expanding "all-linear") names its last part. That every layer is covered is checked
+ * against the tensors (checkLoraTensors).
+ */
+function targetModulesOf(targets: unknown): readonly unknown[] | undefined {
+  if (targets === 'all-linear') return LINEAR_MODULES;
+  return Array.isArray(targets) ? targets.map((t) => (typeof t === 'string' ? t.slice(t.lastIndexOf('.') + 1) : t)) : undefined;
+}
+
+/**
+ * Parses adapter_config.json as peft writes it: `task_type` null or "CAUSAL_LM", rsLoRA
+ * (`use_rslora`: scale alpha / sqrt(r)), `modules_to_save` null or empty. Options Troupe's
+ * LoRA does not implement (DoRA, layer patterns, saved modules, ...) are refused naming the
+ * field and its value.
+ */
 export function parseAdapterConfig(json: unknown, source = ADAPTER_CONFIG_FILE): LoraAdapterConfig {
   const bad = (problem: string) => new TroupeError('checkpoint', `${source}: ${problem}`);
   if (typeof json !== 'object' || json === null) throw bad('not a JSON object');
   const raw = json as Record<string, unknown>;
   if (raw.peft_type !== 'LORA') throw bad(`peft_type ${JSON.stringify(raw.peft_type)} is not supported; only "LORA"`);
-  if (raw.task_type !== undefined && raw.task_type !== 'CAUSAL_LM') throw bad(`task_type ${JSON.stringify(raw.task_type)} is not supported; only "CAUSAL_LM"`);
+  if (!CAUSAL_TASK_TYPES.includes(raw.task_type)) {
+    throw bad(`task_type ${JSON.stringify(raw.task_type)} is not supported; Troupe runs causal language models (task_type "CAUSAL_LM" or null)`);
+  }
   if (!Number.isInteger(raw.r) || (raw.r as number) <= 0) throw bad(`r must be a positive integer, got ${JSON.stringify(raw.r)}`);
   if (typeof raw.lora_alpha !== 'number' || !(raw.lora_alpha > 0)) throw bad(`lora_alpha must be a positive number, got ${JSON.stringify(raw.lora_alpha)}`);
-  const targets = raw.target_modules;
+  const targets = targetModulesOf(raw.target_modules);
   const allowed: readonly string[] = LINEAR_MODULES;
-  if (!Array.isArray(targets) || targets.length === 0 || !targets.every((t) => allowed.includes(t as string))) {
-    throw bad(`target_modules must be a non-empty list of ${allowed.join(', ')}; got ${JSON.stringify(targets)}`);
+  if (targets === undefined || targets.length === 0 || !targets.every((t) => allowed.includes(t as string))) {
+    throw bad(`target_modules must be "all-linear" or a non-empty list of ${allowed.join(', ')}; got ${JSON.stringify(raw.target_modules)}`);
   }
-  for (const [key, neutral] of [['bias', 'none'], ['use_dora', false], ['use_rslora', false], ['fan_in_fan_out', false]] as const) {
-    if (raw[key] !== undefined && raw[key] !== neutral) throw bad(`${key}: ${JSON.stringify(raw[key])} is not supported; expected ${JSON.stringify(neutral)}`);
+  for (const { key, off, needs } of UNSUPPORTED_OPTIONS) {
+    if (raw[key] !== undefined && !off(raw[key])) throw bad(`${key}: ${JSON.stringify(raw[key])} is not supported (it needs ${needs}); re-train or re-save the adapter without it`);
   }
-  for (const key of ['modules_to_save', 'layers_to_transform']) {
-    if (raw[key] !== undefined && raw[key] !== null) throw bad(`${key} is not supported; it must be null`);
-  }
-  for (const key of ['rank_pattern', 'alpha_pattern']) {
-    const value = raw[key];
-    if (value !== undefined && value !== null && Object.keys(value as object).length > 0) throw bad(`${key} is not supported; it must be empty`);
-  }
+  if (raw.use_rslora !== undefined && typeof raw.use_rslora !== 'boolean') throw bad(`use_rslora must be true or false, got ${JSON.stringify(raw.use_rslora)}`);
   return {
     r: raw.r as number,
     alpha: raw.lora_alpha,
     targetModules: [...new Set(targets as LinearModule[])],
+    ...(raw.use_rslora === true ? { rslora: true } : {}),
     baseModelNameOrPath: typeof raw.base_model_name_or_path === 'string' ? raw.base_model_name_or_path : '',
   };
 }

@@ -1,8 +1,9 @@
 /**
- * PEFT parity on the Qwen3 fixture: an adapter that peft made (init_lora_weights=False,
- * lora_alpha 24, r 4, all seven projections) gives peft's log-probs through
- * loadModelAdapter, and an adapter Troupe trains is written with exactly the tensor names,
- * shapes and config keys peft wrote for the same base.
+ * PEFT parity on the Qwen3 fixture: adapters that peft made (init_lora_weights=False) give
+ * peft's log-probs through loadModelAdapter: make-model-fixtures.py's (lora_alpha 24, r 4,
+ * all seven projections) and make-peft-fixtures.py's (task_type null; rsLoRA with
+ * "all-linear"). An adapter Troupe trains is written with exactly the tensor names, shapes
+ * and config keys peft wrote for the same base.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { AdamW } from '../optim/adamw.js';
 import { readJsonFile } from './checkpoint.js';
 import { loadModel, loadModelAdapter, saveModelAdapter } from './model-checkpoint.js';
 import { autogradLogprobs, decodeLogprobs, maxAbsDifference, MODEL_FIXTURES, readReference } from './model-fixtures.test-helper.js';
+import { loadLoraAdapter } from './peft-adapter.js';
 import { readSafetensors } from './safetensors.js';
 
 const BASE = join(MODEL_FIXTURES, 'qwen3');
@@ -43,6 +45,35 @@ test("qwen3 + peft's adapter (init_lora_weights=False, alpha 24, seven modules):
   });
   model.dispose();
 });
+
+// Written by scripts/make-peft-fixtures.py: peft's own files for a model wrapped without a task
+// type, and for rsLoRA with target_modules "all-linear" (saved as full module paths).
+for (const [name, what] of [
+  ['qwen3-lora-notask', 'task_type null, r 4, alpha 16, q/v/down'],
+  ['qwen3-rslora', 'use_rslora (alpha / sqrt(r)), r 8, alpha 12, all-linear'],
+] as const) {
+  test(`qwen3 + peft's ${name} adapter (${what}): log-probs equal peft's within 1e-4`, async () => {
+    const kernels = await getKernels();
+    const { model } = loadModel(kernels, BASE);
+    const adapter = loadModelAdapter(model, join(MODEL_FIXTURES, name), name);
+    const ref = readReference(name);
+    const base = readReference('qwen3');
+    autogradLogprobs(model, ref.sequences, 1, name).forEach((lp, b) => {
+      assert.ok(maxAbsDifference(lp, ref.logprobs[b]!) < 1e-4, `${name} seq ${b}: ${maxAbsDifference(lp, ref.logprobs[b]!)}`);
+      assert.ok(maxAbsDifference(ref.logprobs[b]!, base.logprobs[b]!) > 0.05, `adapter changes seq ${b}`);
+    });
+    if (name === 'qwen3-rslora') {
+      // The scale must be alpha / sqrt(r): with alpha / r the same tensors give other log-probs.
+      assert.equal(adapter.scale, 12 / Math.sqrt(8));
+      const { config, tensors } = loadLoraAdapter(join(MODEL_FIXTURES, name), model.config);
+      const plain = model.addAdapter('plain', { ...config, rslora: false }, 0);
+      for (const [tensorName, tensor] of plain.parameters) tensor.data.set(tensors.get(tensorName)!.data);
+      const off = maxAbsDifference(autogradLogprobs(model, ref.sequences, 1, 'plain')[0]!, ref.logprobs[0]!);
+      assert.ok(off > 1e-3, `alpha / r would be off by ${off}`);
+    }
+    model.dispose();
+  });
+}
 
 test('a LoRA adapter trained on qwen3 is saved with the names, shapes and config peft writes, and reloads to the same log-probs', async () => {
   const kernels = await getKernels();

@@ -10,6 +10,13 @@ export interface LoraConfig {
   readonly r: number;
   readonly alpha: number;
   readonly targetModules: readonly LinearModule[];
+  /** PEFT's `use_rslora`: scale alpha / sqrt(r) instead of alpha / r (rank-stabilised LoRA). */
+  readonly rslora?: boolean;
+}
+
+/** The factor on B A x: alpha / r, or alpha / sqrt(r) for rsLoRA (as PEFT computes it). */
+export function loraScaleOf(config: LoraConfig): number {
+  return config.rslora === true ? config.alpha / Math.sqrt(config.r) : config.alpha / config.r;
 }
 
 /** PEFT's tensor name: base_model.model.model.layers.{i}.self_attn.q_proj.lora_A.weight. */
@@ -18,16 +25,16 @@ export function loraParameterName(layer: number, module: LinearModule, which: 'A
 }
 
 /**
- * One named low-rank adapter on a frozen base: W x + (alpha / r) * B (A x) for each target
- * module, A [r, in] ~ uniform(+-1/sqrt(in)) (PEFT's kaiming-uniform default) and B [out, r]
- * zero, so a fresh adapter leaves the model unchanged. Parameters use PEFT names.
+ * One named low-rank adapter on a frozen base: W x + scale * B (A x) for each target
+ * module (scale alpha / r, or alpha / sqrt(r) with rsLoRA), A [r, in] ~ uniform(+-1/sqrt(in))
+ * (PEFT's kaiming-uniform default) and B [out, r] zero, so a fresh adapter leaves the model unchanged. Parameters use PEFT names.
  * A's values depend only on (seed, layer, module), not on the adapter's name: a Tinker service
  * given the same seed (LoraConfig.seed) starts from the same adapter as the embedded engine.
  */
 export class LoraAdapter {
   readonly name: string;
   readonly config: LoraConfig;
-  /** alpha / r, the factor on B A x. */
+  /** The factor on B A x (loraScaleOf). */
   readonly scale: number;
   readonly parameters: Map<string, Tensor>;
   private readonly targets: ReadonlySet<LinearModule>;
@@ -35,7 +42,7 @@ export class LoraAdapter {
   private constructor(name: string, config: LoraConfig, parameters: Map<string, Tensor>) {
     this.name = name;
     this.config = config;
-    this.scale = config.alpha / config.r;
+    this.scale = loraScaleOf(config);
     this.parameters = parameters;
     this.targets = new Set(config.targetModules);
   }
