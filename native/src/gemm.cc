@@ -10,6 +10,10 @@ namespace {
 
 long ceil_to(long x, long step) { return (x + step - 1) / step * step; }
 
+// Columns per register group of the 1-3 row kernels (rows_b: 4 vectors of up to 16 floats;
+// rows_bt: 4 weight rows; bf16dot_rows_b: 32): a split of the columns falls on multiples of it.
+constexpr long kRowsGroup = 64;
+
 float* scratch(long floats) { return static_cast<float*>(thread_scratch(floats * sizeof(float))); }
 
 // The packed Goto/BLIS loop over C[i0:i1, j0:j1]: B blocks of kc x nc (shared by the row
@@ -200,7 +204,9 @@ void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
     Split s{&K, &g, false, g.n};
     int chunks = 1;
     if (threads > 1 && g.n * g.k >= split.rows_parallel_from) {
-      s.chunk = chunk_size(g.n, 16, threads * 2);
+      // Whole groups of kRowsGroup columns: the row kernels sum a group's columns in vector
+      // lanes and a chunk's leftover columns one at a time; group starts never depend on N.
+      s.chunk = chunk_size(g.n, kRowsGroup, threads * 2);
       chunks = static_cast<int>((g.n + s.chunk - 1) / s.chunk);
     }
     parallel_run(threads, chunks, run_rows_chunk, &s);

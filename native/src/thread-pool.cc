@@ -13,7 +13,8 @@
 namespace troupe {
 namespace {
 
-constexpr int kMaxHelpers = 15;
+// Helpers are started on demand, as many as the largest thread count asked for so far.
+constexpr int kMaxHelpers = 255;
 // How long a helper keeps polling after a job before it sleeps (matmuls of one layer come
 // microseconds apart; a condition-variable wake-up costs tens of microseconds).
 constexpr auto kSpin = std::chrono::microseconds(60);
@@ -28,6 +29,9 @@ struct Pool {
   std::atomic<void*> ctx{nullptr};
   std::atomic<int> done{0};
   std::atomic<int> sleepers{0};
+  // Helpers that may take chunks of the current job (threads - 1): kernels objects with fewer
+  // threads share the pool, and a job must not use more threads than its caller asked for.
+  std::atomic<int> allowed{0};
   std::mutex mutex;
   std::condition_variable wake;
   int helpers = 0;
@@ -49,7 +53,7 @@ struct Pool {
     }
   }
 
-  void helper_loop() {
+  void helper_loop(int index) {
     uint32_t seen = generation(ticket.load());
     for (;;) {
       auto start = std::chrono::steady_clock::now();
@@ -64,14 +68,14 @@ struct Pool {
         }
       }
       seen = generation(ticket.load());
-      work(seen);
+      if (index < allowed.load()) work(seen);
     }
   }
 
   void ensure_helpers(int wanted) {
     while (helpers < wanted && helpers < kMaxHelpers) {
       // Detached: the process may exit while a helper sleeps; it owns nothing to clean up.
-      std::thread([this] { helper_loop(); }).detach();
+      std::thread([this, index = helpers] { helper_loop(index); }).detach();
       helpers++;
     }
   }
@@ -82,6 +86,7 @@ struct Pool {
     fn.store(f);
     ctx.store(c);
     done.store(0);
+    allowed.store(threads - 1);
     ticket.store((static_cast<uint64_t>(gen) << 32) | (static_cast<uint64_t>(chunks) << 16));
     if (sleepers.load() > 0) {
       { std::lock_guard<std::mutex> lock(mutex); }

@@ -1,5 +1,5 @@
 // The native backend's own worker threads. The calling (JavaScript) thread always takes part,
-// so `threads` = 2 starts one helper; the helpers spin briefly after a job (matmuls come in
+// so `threads` = N starts N - 1 helpers (at most 255, shared by every caller); the helpers spin briefly after a job (matmuls come in
 // bursts) and then sleep on a condition variable, so an idle Troupe costs no CPU and never
 // blocks Node's own threads.
 #pragma once

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadNativeBinding } from '../engine/kernels/native-binding.js';
 import { llamaConfig } from '../engine/model/llama-config.js';
-import { benchEngine, busyWarning, formatEngineBench } from './bench-command.js';
+import { benchEngine, busyWarning, formatEngineBench, threadLadder } from './bench-command.js';
 
 const ISSUE_FIELDS = [
   'train_step_ms', 'decode_b1_tok_s', 'decode_b16_tok_s', 'prefill_tok_s',
@@ -29,10 +29,18 @@ test('bench engine (tiny settings) gives every field of issue 3 as a positive nu
   assert.equal(result.load_start.length, 3);
   assert.ok(result.machine.simd.startsWith('wasm-'));
   assert.equal(result.backend, 'wasm');
-  assert.equal(lines.length, 3);
+  assert.equal(lines.length, 3); // 1 thread, 2 threads, sampling
+
+  // Scaling: 1 and 2 threads (the figures of issue 3 need both), the same losses on each.
+  assert.deepEqual(result.scaling.map((p) => p.threads), [1, 2]);
+  assert.equal(result.scaling_losses_equal, true);
+  assert.equal(result.scaling[0]!.matmul_256_gflops, result.matmul_256_gflops_1t);
+  assert.equal(result.scaling[0]!.train_step_ms, result.train_step_ms);
 
   const text = formatEngineBench(result);
   assert.match(text, /decode, batch 1 .* tok\/s/);
+  assert.match(text, /scaling +threads +training step/);
+  assert.match(text, /every thread count computed bit-identical training losses/);
   assert.match(text, new RegExp(`${result.machine.cores} cores`));
 });
 
@@ -49,6 +57,14 @@ test('bench engine names the backend it measured: native when asked (and the add
   assert.match(result.machine.simd, /^native-(avx512-bf16|avx512|avx2|baseline)$/);
   assert.ok(result.train_step_ms > 0 && result.decode_b1_tok_s > 0);
   t.diagnostic(`native: ${result.machine.simd}`);
+});
+
+test('the scaling ladder: 1, 2, powers of two below N, and N', () => {
+  assert.deepEqual(threadLadder(1), [1, 2]);
+  assert.deepEqual(threadLadder(2), [1, 2]);
+  assert.deepEqual(threadLadder(3), [1, 2, 3]);
+  assert.deepEqual(threadLadder(8), [1, 2, 4, 8]);
+  assert.deepEqual(threadLadder(12), [1, 2, 4, 8, 12]);
 });
 
 test('busyWarning speaks from half the cores busy on', () => {

@@ -2,11 +2,13 @@
  * `troupe bench engine`: speed of the embedded engine on the standard benchmark model of
  * issue 3 (Llama-style, 4 layers, hidden 256, 4 heads, intermediate 1024, vocab 64; batch 16
  * x context 128): one training step, decoding with the KV cache, prefill, and matmul
- * throughput on 1 and 2 threads.
+ * throughput on 1 and 2 threads; then how the training step and the matmuls scale from 1
+ * thread to N (1, 2, 4, 8, ... and N itself), with a check that every thread count computes
+ * the same losses.
  *
  *   npx troupe bench engine              # a table, with the machine and its load
  *   npx troupe bench engine --json       # one JSON object (fields below)
- *   npx troupe bench engine --threads 1  # training and sampling on one thread
+ *   npx troupe bench engine --threads 8  # training and sampling on 8 threads; scaling 1-2-4-8
  *   npx troupe bench engine --backend wasm --json   # the WebAssembly kernels (default: auto)
  *
  * Numbers on a shared machine are only as good as its idle time: the load average at the
@@ -14,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { benchModel } from './bench-model.js';
 import { measureOtherCpuBusy } from './cpu-busy.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
@@ -25,10 +27,14 @@ import type { LlamaConfig } from '../engine/model/llama-config.js';
 import { benchSampling } from '../engine/sampling/bench-sampling.js';
 import { BENCH_MODEL, timeTrainStep } from '../engine/train-step-bench.js';
 import { backendOption } from './backend-option.js';
+import { threadsOption } from './threads-option.js';
+import { invariant } from '../util/errors.js';
+import { checkThreads } from '../util/thread-count.js';
 
 export interface EngineBenchOptions {
-  /** Threads for the training step and sampling (matmuls are measured on both). Default 2. */
-  readonly threads?: 1 | 2;
+  /** Threads for the training step and sampling; scaling is measured from 1 up to it.
+   *  Default: TROUPE_THREADS, else the cores this process may use. */
+  readonly threads?: number;
   /** Kernels to measure (default auto: native when the addon loaded). */
   readonly backend?: BackendName;
   /** Model, batch and context of the training step; defaults are the standard benchmark. */
@@ -83,6 +89,26 @@ export interface EngineBenchResult {
   readonly busy_start: number | null;
   /** The kernels measured: 'native' or 'wasm' (machine.simd names the instruction set). */
   readonly backend: 'native' | 'wasm';
+  /** One entry per thread count of threadLadder(threads). */
+  readonly scaling: readonly ScalingPoint[];
+  /** Whether every thread count's training steps gave bit-identical losses (they must). */
+  readonly scaling_losses_equal: boolean;
+}
+
+/** The engine at one thread count: training step (median) and matmul throughput. */
+export interface ScalingPoint {
+  readonly threads: number;
+  readonly train_step_ms: number;
+  readonly matmul_256_gflops: number;
+  readonly matmul_64x512x2048_gflops: number;
+}
+
+/** Thread counts the scaling section measures: 1, 2, then powers of two below `threads`, and `threads`. */
+export function threadLadder(threads: number): number[] {
+  const ladder = [1, 2];
+  for (let t = 4; t < threads; t *= 2) ladder.push(t);
+  if (threads > 2) ladder.push(threads);
+  return ladder;
 }
 
 const MATMUL_256: MatmulShape = { m: 256, k: 256, n: 256 };
@@ -117,61 +143,72 @@ const round = (x: number, digits: number): number => Number(x.toFixed(digits));
 
 /** Runs every measurement of the engine bench; see EngineBenchOptions for the knobs. */
 export async function benchEngine(options: EngineBenchOptions = {}): Promise<EngineBenchResult> {
-  const threads = options.threads ?? 2;
+  const threads = checkThreads(options.threads ?? threadsFromEnv(), 'bench threads');
   const config = options.config ?? BENCH_MODEL;
   const batch = options.batch ?? 16;
   const context = options.context ?? 128;
+  const steps = options.trainSteps ?? 5;
   const progress = options.progress ?? (() => {});
   const load_start = os.loadavg().map((x) => round(x, 2));
   const busy = await measureOtherCpuBusy(options.busySampleMs ?? 500);
   const busy_start = busy === undefined ? null : round(busy, 2);
   const backend = resolveBackend(options.backend ?? 'auto');
-  const one = await createKernels({ backend, threads: 1 });
-  const two = await createKernels({ backend, threads: 2 });
-  try {
-    const matmul = (kernels: Kernels, shape: MatmulShape): number =>
-      round(measureMatmul(kernels, shape, { runs: options.matmulRuns ?? 5, minBatchMs: options.matmulMinBatchMs ?? 30 }).gflops, 2);
-    progress('matmul 256x256x256 and 64x512x2048 on 1 and 2 threads');
-    const matmul_256_gflops_1t = matmul(one, MATMUL_256);
-    const matmul_256_gflops_2t = matmul(two, MATMUL_256);
-    const matmul_64x512x2048_gflops_1t = matmul(one, MATMUL_WIDE);
-    const matmul_64x512x2048_gflops_2t = matmul(two, MATMUL_WIDE);
-
-    const kernels = threads === 2 ? two : one;
-    const steps = options.trainSteps ?? 5;
-    progress(`training step: ${steps} timed steps of batch ${batch} x context ${context}, ${threads} thread(s)`);
-    const train = timeTrainStep({ kernels, config, batch, context, steps, warmup: 1 });
-
-    progress(`sampling: decode at batch 1 and 16, prefill, ${threads} thread(s)`);
-    const sampling = benchSampling(kernels, { config, runs: options.samplingRuns ?? 3, decodeTokens: options.decodeTokens, prefillTokens: options.prefillTokens });
-    return {
-      train_step_ms: round(train.medianMs, 1),
-      decode_b1_tok_s: round(sampling.decode_b1_tok_s, 0),
-      decode_b16_tok_s: round(sampling.decode_b16_tok_s, 0),
-      prefill_tok_s: round(sampling.prefill_tok_s, 0),
-      matmul_256_gflops_1t,
-      matmul_256_gflops_2t,
-      matmul_64x512x2048_gflops_1t,
-      matmul_64x512x2048_gflops_2t,
-      train_step_ms_min: round(Math.min(...train.timesMs), 1),
-      train_step_ms_max: round(Math.max(...train.timesMs), 1),
-      train_step_cpu_ms: round([...train.cpuMs].sort((a, b) => a - b)[Math.floor(train.cpuMs.length / 2)]!, 1),
-      prefill_b1_tok_s: round(sampling.prefill_b1_tok_s, 0),
-      parameters: train.parameters,
-      threads,
-      model: {
-        hidden: config.hidden_size, layers: config.num_hidden_layers, heads: config.num_attention_heads,
-        intermediate: config.intermediate_size, vocab: config.vocab_size, batch, context,
-      },
-      machine: { cpu: cpuModel(), cores: os.cpus().length, node: process.version, simd: one.name },
-      load_start,
-      load_end: os.loadavg().map((x) => round(x, 2)),
-      busy_start,
-      backend,
-    };
-  } finally {
-    for (const kernels of [one, two]) await (kernels as Kernels & { dispose?: () => Promise<void> }).dispose?.();
+  const matmul = (kernels: Kernels, shape: MatmulShape): number =>
+    round(measureMatmul(kernels, shape, { runs: options.matmulRuns ?? 5, minBatchMs: options.matmulMinBatchMs ?? 30 }).gflops, 2);
+  // One thread count at a time (kernels of several counts at once would share the cores).
+  const scaling: ScalingPoint[] = [];
+  const losses: Array<readonly number[]> = [];
+  let train: ReturnType<typeof timeTrainStep> | undefined;
+  let sampling: ReturnType<typeof benchSampling> | undefined;
+  let simd = '';
+  for (const t of threadLadder(threads)) {
+    const kernels = await createKernels({ backend, threads: t });
+    try {
+      progress(`${t} thread(s): matmul 256x256x256 and 64x512x2048, ${steps} timed training steps of batch ${batch} x context ${context}`);
+      const matmul_256_gflops = matmul(kernels, MATMUL_256);
+      const matmul_64x512x2048_gflops = matmul(kernels, MATMUL_WIDE);
+      const timing = timeTrainStep({ kernels, config, batch, context, steps, warmup: 1 });
+      scaling.push({ threads: t, train_step_ms: round(timing.medianMs, 1), matmul_256_gflops, matmul_64x512x2048_gflops });
+      losses.push(timing.losses);
+      simd = kernels.name;
+      if (t === threads) {
+        train = timing;
+        progress(`sampling: decode at batch 1 and 16, prefill, ${threads} thread(s)`);
+        sampling = benchSampling(kernels, { config, runs: options.samplingRuns ?? 3, decodeTokens: options.decodeTokens, prefillTokens: options.prefillTokens });
+      }
+    } finally {
+      await (kernels as Kernels & { dispose?: () => Promise<void> }).dispose?.();
+    }
   }
+  invariant(train !== undefined && sampling !== undefined, 'the bench thread ladder includes the requested thread count');
+  const at = (t: number): ScalingPoint => scaling.find((point) => point.threads === t)!;
+  return {
+    train_step_ms: round(train.medianMs, 1),
+    decode_b1_tok_s: round(sampling.decode_b1_tok_s, 0),
+    decode_b16_tok_s: round(sampling.decode_b16_tok_s, 0),
+    prefill_tok_s: round(sampling.prefill_tok_s, 0),
+    matmul_256_gflops_1t: at(1).matmul_256_gflops,
+    matmul_256_gflops_2t: at(2).matmul_256_gflops,
+    matmul_64x512x2048_gflops_1t: at(1).matmul_64x512x2048_gflops,
+    matmul_64x512x2048_gflops_2t: at(2).matmul_64x512x2048_gflops,
+    train_step_ms_min: round(Math.min(...train.timesMs), 1),
+    train_step_ms_max: round(Math.max(...train.timesMs), 1),
+    train_step_cpu_ms: round([...train.cpuMs].sort((a, b) => a - b)[Math.floor(train.cpuMs.length / 2)]!, 1),
+    prefill_b1_tok_s: round(sampling.prefill_b1_tok_s, 0),
+    parameters: train.parameters,
+    threads,
+    model: {
+      hidden: config.hidden_size, layers: config.num_hidden_layers, heads: config.num_attention_heads,
+      intermediate: config.intermediate_size, vocab: config.vocab_size, batch, context,
+    },
+    machine: { cpu: cpuModel(), cores: os.cpus().length, node: process.version, simd },
+    load_start,
+    load_end: os.loadavg().map((x) => round(x, 2)),
+    busy_start,
+    backend,
+    scaling,
+    scaling_losses_equal: losses.every((l) => l.length === losses[0]!.length && l.every((x, i) => Object.is(x, losses[0]![i]))),
+  };
 }
 
 /** The human-readable report: machine, load, then one row per figure with the issue's target. */
@@ -200,7 +237,20 @@ export function formatEngineBench(r: EngineBenchResult): string {
   for (const [name, value, unit, note, target] of rows) {
     lines.push(`${name.padEnd(width[0]!)}  ${value.padStart(width[1]!)} ${unit.padEnd(width[2]!)}  ${note.padEnd(width[3]!)}  ${target}`.trimEnd());
   }
+  lines.push('', ...formatScaling(r));
   return `${lines.join('\n')}\n`;
+}
+
+/** The scaling table: per thread count, the step time, its speed-up over 1 thread, and matmul GFLOP/s. */
+function formatScaling(r: EngineBenchResult): string[] {
+  const base = r.scaling[0]!.train_step_ms;
+  const lines = [`scaling  threads  training step        speed-up  matmul 256^3  matmul 64x512x2048`];
+  for (const p of r.scaling) {
+    const oversubscribed = p.threads > r.machine.cores ? `  (more threads than the ${r.machine.cores} cores)` : '';
+    lines.push(`         ${String(p.threads).padStart(7)}  ${p.train_step_ms.toFixed(1).padStart(10)} ms  ${(base / p.train_step_ms).toFixed(2).padStart(8)}x  ${p.matmul_256_gflops.toFixed(1).padStart(6)} GFLOP/s  ${p.matmul_64x512x2048_gflops.toFixed(1).padStart(6)} GFLOP/s${oversubscribed}`);
+  }
+  lines.push(r.scaling_losses_equal ? '         every thread count computed bit-identical training losses' : '         WARNING: the thread counts computed different losses (a bug: please report it)');
+  return lines;
 }
 
 export function benchCommand(): Command {
@@ -209,10 +259,10 @@ export function benchCommand(): Command {
     .command('engine')
     .description('training step, decoding, prefill and matmul speed of the embedded engine on the standard benchmark model')
     .option('--json', 'print one JSON object instead of a table', false)
-    .addOption(new Option('--threads <n>', 'threads for training and sampling (default: TROUPE_THREADS or 2)').choices(['1', '2']))
+    .addOption(threadsOption('threads for training and sampling; scaling is measured from 1 up to it'))
     .addOption(backendOption())
-    .action(async (opts: { json: boolean; threads?: '1' | '2'; backend?: BackendName }) => {
-      const threads = opts.threads === undefined ? threadsFromEnv() : (Number(opts.threads) as 1 | 2);
+    .action(async (opts: { json: boolean; threads?: number; backend?: BackendName }) => {
+      const threads = opts.threads ?? threadsFromEnv();
       const result = await benchEngine({ threads, backend: opts.backend, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
       const warning = busyWarning(result.load_start[0] ?? 0, result.machine.cores, result.busy_start);
       if (opts.json && warning !== undefined) process.stderr.write(`troupe bench: warning: ${warning}\n`);
@@ -223,10 +273,10 @@ export function benchCommand(): Command {
     .argument('<model>', 'a model folder or a hub id (Org/Name), e.g. a Qwen3-0.6B checkpoint')
     .description('decode (batch 1 and 16), prefill, LoRA training speed and peak memory of a real checkpoint (docs/performance.md)')
     .option('--json', 'print one JSON object instead of lines', false)
-    .addOption(new Option('--threads <n>', 'threads (default: TROUPE_THREADS or 2)').choices(['1', '2']))
+    .addOption(threadsOption('threads'))
     .addOption(backendOption())
-    .action(async (model: string, opts: { json: boolean; threads?: '1' | '2'; backend?: BackendName }) => {
-      const threads = opts.threads === undefined ? threadsFromEnv() : (Number(opts.threads) as 1 | 2);
+    .action(async (model: string, opts: { json: boolean; threads?: number; backend?: BackendName }) => {
+      const threads = opts.threads ?? threadsFromEnv();
       const result = await benchModel(model, { threads, backend: opts.backend, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
       process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k.padEnd(17)} ${String(v)}`).join('\n')}\n`);
     });

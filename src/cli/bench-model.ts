@@ -47,7 +47,7 @@ export interface ModelBenchResult {
 
 export interface ModelBenchOptions {
   readonly backend?: BackendName;
-  readonly threads?: 1 | 2;
+  readonly threads?: number;
   readonly progress?: (line: string) => void;
   /** Scales the work down for tests (default the sizes). */
   readonly sizes?: { prompt: number; newTokens: number; wideBatch: number; prefill: number; trainBatch: number; trainContext: number; trainSteps: number };

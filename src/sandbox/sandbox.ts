@@ -4,19 +4,24 @@
  * own unprivileged uid (so the per-uid process limit of one run never counts another's).
  */
 import { TroupeError } from '../util/errors.js';
+import { threadsFromEnv } from '../util/thread-count.js';
 import { probeHost, type HostSetup, type ProbeOptions } from './probe-host.js';
 import { runProgram } from './run-program.js';
 import { DEFAULT_LIMITS, type RunRequest, type RunResult, type SandboxLimits } from './types.js';
 
 export interface SandboxOptions extends ProbeOptions {
-  /** Programs running at once; default 2 (the machine's cores are shared with training). */
+  /**
+   * Programs running at once; default TROUPE_THREADS, else the cores this process may use
+   * (at most MAX_CONCURRENCY). Results do not depend on it: each program runs alone in its
+   * own sandbox and its result is keyed by what it ran, not by when it finished.
+   */
   readonly concurrency?: number;
   /** Default limits of every run; a request may override single fields. */
   readonly limits?: Partial<SandboxLimits>;
 }
 
 /** Most programs one Sandbox runs at once. */
-const MAX_CONCURRENCY = 64;
+export const MAX_CONCURRENCY = 64;
 /** Uids one Troupe process may use at once, across all its Sandbox objects. */
 const UIDS_PER_PROCESS = 4096;
 /**
@@ -59,7 +64,7 @@ export class Sandbox {
   private readonly waiting: Array<() => void> = [];
 
   constructor(options: SandboxOptions = {}) {
-    const concurrency = options.concurrency ?? 2;
+    const concurrency = options.concurrency ?? Math.min(MAX_CONCURRENCY, threadsFromEnv());
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
       throw new TroupeError(
         'config',

@@ -1,4 +1,4 @@
-import { TroupeError } from '../../util/errors.js';
+import { threadsFromEnv } from '../../util/thread-count.js';
 import { BACKEND_NAMES, type BackendName } from './backend-name.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { choiceFromEnv } from './env-choice.js';
@@ -9,13 +9,8 @@ import { createWasmKernels } from './wasm-kernels.js';
 
 const shared = new Map<string, Promise<Kernels>>();
 
-/** Thread count from TROUPE_THREADS (1 or 2; default 2). */
-export function threadsFromEnv(env: NodeJS.ProcessEnv = process.env): 1 | 2 {
-  const value = env.TROUPE_THREADS;
-  if (value === undefined || value === '') return 2;
-  if (value === '1' || value === '2') return Number(value) as 1 | 2;
-  throw new TroupeError('config', `TROUPE_THREADS must be 1 or 2, got '${value}'; unset it to use 2 threads`);
-}
+/** The thread count from TROUPE_THREADS, else the cores this process may use (util/thread-count.ts). */
+export { threadsFromEnv };
 
 /** Backend from TROUPE_BACKEND (auto, native or wasm; default auto). */
 export function backendFromEnv(env: NodeJS.ProcessEnv = process.env): BackendName {
@@ -45,7 +40,7 @@ export function describeKernels(kernels: Kernels, requested: BackendName = 'auto
 }
 
 /** New kernels of a backend (callers that need their own, such as benchmarks). */
-export async function createKernels(options: { backend?: BackendName; threads?: 1 | 2; bf16Matmul?: Bf16MatmulMode } = {}): Promise<Kernels> {
+export async function createKernels(options: { backend?: BackendName; threads?: number; bf16Matmul?: Bf16MatmulMode } = {}): Promise<Kernels> {
   const threads = options.threads ?? threadsFromEnv();
   const backend = resolveBackend(options.backend ?? 'auto');
   const { bf16Matmul } = options; // each backend falls back to TROUPE_BF16_MATMUL itself

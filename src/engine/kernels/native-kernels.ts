@@ -1,4 +1,5 @@
 import { TroupeError } from '../../util/errors.js';
+import { checkThreads, threadsFromEnv } from '../../util/thread-count.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { checkGatherBackward, checkLogSoftmax, checkMatmul, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { loadNativeBinding } from './native-binding.js';
@@ -6,12 +7,13 @@ import { RopeTables } from './rope-table.js';
 import type { AttentionBatchArgs, AttentionSequenceArgs, Kernels } from './types.js';
 
 export interface NativeKernelOptions {
-  /** 1 = the calling thread only; 2 = one helper thread for large matmuls. Default 2. */
-  readonly threads?: 1 | 2;
+  /** 1 = the calling thread only; N = N - 1 helper threads for large products. Default:
+   *  TROUPE_THREADS, else the cores this process may use. Results do not depend on it. */
+  readonly threads?: number;
   /** Instruction set: 'auto' (the fastest this CPU has), 'avx512-bf16' (AVX-512 with vdpbf16ps
    *  for the fast bf16 product), 'avx512', 'avx2' or 'baseline'. */
   readonly isa?: string;
-  /** m*n*k from which a matmul uses both threads, and n*k for 1-3 row products; tests of the
+  /** m*n*k from which a matmul is split across the threads, and n*k for 1-3 row products; tests of the
    *  split set them to 0. Defaults: the addon's (native/src/gemm.h). */
   readonly parallelFrom?: number;
   readonly rowsParallelFrom?: number;
@@ -51,10 +53,7 @@ const ROUND_A = 8;
  * kernels.matmul({ a, b, c, m: 64, k: 32, n: 16 });
  */
 export function createNativeKernels(options: NativeKernelOptions = {}): NativeKernels {
-  const threads = options.threads ?? 2;
-  if (threads !== 1 && threads !== 2) {
-    throw new TroupeError('config', `kernel threads must be 1 or 2, got ${String(threads)}`);
-  }
+  const threads = checkThreads(options.threads ?? threadsFromEnv());
   const load = loadNativeBinding();
   if (!load.binding) {
     throw new TroupeError('engine', `the native backend is not available: ${load.reason}. Use engine.backend: wasm (or --backend wasm)`);

@@ -3,15 +3,16 @@ import { Worker } from 'node:worker_threads';
 import { TroupeError } from '../../util/errors.js';
 
 /**
- * One helper thread for large matmuls, sharing the work by chunks of output rows or
- * columns. Both threads claim chunks from one atomic counter, so when the worker is slow
- * to wake (other processes on the cores) the calling thread simply does more chunks; a
- * worker descheduled in the middle of a chunk is handled by shouldSplit. Each output is computed the same way whichever
- * thread claims its chunk, so results do not depend on the timing.
+ * Helper threads (N - 1 workers for N threads) for large matmuls, sharing the work by chunks
+ * of output rows or columns. Every thread claims chunks from one atomic counter, so when a
+ * worker is slow to wake (other processes on the cores) the others simply do more chunks; a
+ * worker descheduled in the middle of a chunk is handled by shouldSplit. Each output is
+ * computed the same way whichever thread claims its chunk, so results depend neither on the
+ * timing nor on the number of workers.
  *
- * The worker instantiates the same compiled module on the same shared memory and waits on
- * a control block in that memory; no message passing per call. Inline worker source (eval)
- * so it runs the same from dist/ and under tsx.
+ * Each worker instantiates the same compiled module on the same shared memory, with its own
+ * packing scratch, and waits on a control block in that memory; no message passing per call.
+ * Inline worker source (eval) so it runs the same from dist/ and under tsx.
  *
  * Hand-off: a futex wake-up (Atomics.wait / notify) costs tens of microseconds, more on a
  * busy machine, while one decoding matvec takes 5-30 us. So both sides first spin on the
@@ -20,13 +21,13 @@ import { TroupeError } from '../../util/errors.js';
  * awake when the next job arrives. The spin is bounded so an idle engine costs no CPU.
  *
  * Control block (Int32 slots):
- *   0 SEQ      bumped per job to wake the worker       1 QUIT
+ *   0 SEQ      bumped per job to wake the workers      1 QUIT
  *   2 WORK     job id << 14 | chunk count << 7 | next chunk (claimed by compareExchange)
  *   3 FINISHED chunks completed in the current job      4 ERROR
  *   5.. args   a b c m n k flags byRows chunkSize kc mc nc kind
  *              kind 0: matmul_block over row or column chunks; kind 1: matmul_rows of one
  *              output row (m = 1, transB) over column chunks (decoding x W^T)
- *   30 AWAKE   1 while the worker is spinning or working, 0 while it sleeps
+ *   30 AWAKE   workers spinning or working (the others sleep)
  */
 const SLOTS = 32;
 const SEQ = 0;
@@ -54,7 +55,7 @@ const MIN_PROBE_EVERY = 64;
 const IDLE_SPLITS = 8;
 const MAX_PROBE_EVERY = 16384;
 
-// Runs one claimed chunk; shared by both threads (the worker gets it as source text).
+// Runs one claimed chunk; shared by every thread (the workers get it as source text).
 const RUN_CHUNK = `function runChunk(exports, ctl, chunk, scratch) {
   const [a, b, c, m, n, k, flags, byRows, size, kc, mc, nc, kind] = ctl.subarray(${ARGS}, ${ARGS + 13});
   const lo = chunk * size;
@@ -100,12 +101,12 @@ const ctl = new Int32Array(memory.buffer, control, ${SLOTS});
 ${RUN_CHUNK}
 parentPort.postMessage('ready');
 let seen = 0;
+Atomics.add(ctl, ${AWAKE}, 1);
 for (;;) {
-  Atomics.store(ctl, ${AWAKE}, 1);
   if (spinWhile(ctl, ${SEQ}, seen) === seen) {
-    Atomics.store(ctl, ${AWAKE}, 0);
+    Atomics.sub(ctl, ${AWAKE}, 1);
     Atomics.wait(ctl, ${SEQ}, seen);
-    Atomics.store(ctl, ${AWAKE}, 1);
+    Atomics.add(ctl, ${AWAKE}, 1);
   }
   seen = Atomics.load(ctl, ${SEQ});
   if (Atomics.load(ctl, ${QUIT}) === 1) break;
@@ -145,36 +146,45 @@ export class ThreadPool {
   stalls = 0;
 
   private constructor(
-    private readonly worker: Worker,
+    private readonly workers: readonly Worker[],
     private readonly control: Int32Array,
     /** false: split every job handed to shouldSplit (tests of the split itself). */
     private readonly adaptive: boolean,
   ) {}
 
-  /** Starts the helper; `controlPtr` (128 bytes) and `scratchPtr` are heap blocks it owns. */
-  static async start(module: WebAssembly.Module, memory: WebAssembly.Memory, controlPtr: number, scratchPtr: number, options: { adaptive?: boolean } = {}): Promise<ThreadPool> {
+  /**
+   * Starts one worker per entry of `scratchPtrs` (each its own packing scratch);
+   * `controlPtr` (128 bytes) and the scratch blocks are heap blocks the pool owns.
+   */
+  static async start(module: WebAssembly.Module, memory: WebAssembly.Memory, controlPtr: number, scratchPtrs: readonly number[], options: { adaptive?: boolean } = {}): Promise<ThreadPool> {
     const control = new Int32Array(memory.buffer, controlPtr, SLOTS);
     control.fill(0);
-    const worker = new Worker(WORKER_SOURCE, {
+    const workers = scratchPtrs.map((scratch) => new Worker(WORKER_SOURCE, {
       eval: true,
       // Do not inherit flags such as --input-type=module, which would make the eval'd
       // CommonJS source an ES module; the worker needs no loader (it runs plain JS).
       execArgv: [],
-      workerData: { module, memory, control: controlPtr, scratch: scratchPtr },
-    });
-    await new Promise<void>((resolve, reject) => {
+      workerData: { module, memory, control: controlPtr, scratch },
+    }));
+    const started = workers.map((worker) => new Promise<void>((resolve, reject) => {
       worker.once('message', () => resolve());
-      worker.once('error', (cause) => reject(new TroupeError('engine', `the kernel worker thread failed to start: ${String(cause)}; run with TROUPE_THREADS=1 to use one thread`, { cause })));
-    });
+      worker.once('error', (cause) => reject(new TroupeError('engine', `a kernel worker thread failed to start: ${String(cause)}; run with TROUPE_THREADS=1 to use one thread`, { cause })));
+    }));
+    try {
+      await Promise.all(started);
+    } catch (error) {
+      await Promise.all(workers.map((worker) => worker.terminate()));
+      throw error;
+    }
     // An idle worker sleeps in Atomics.wait; unref so it never keeps the process alive.
-    worker.unref();
-    return new ThreadPool(worker, control, options.adaptive ?? true);
+    for (const worker of workers) worker.unref();
+    return new ThreadPool(workers, control, options.adaptive ?? true);
   }
 
   /**
    * Whether a job of `macs` multiply-adds should be split. Results never depend on it.
    * Jobs from BIG_JOB on always are. A smaller job (a decoding matvec: microseconds) is
-   * only handed to a worker that is awake (spinning after its last job): waking a sleeping
+   * only handed to workers while one is awake (spinning after its last job): waking a sleeping
    * one costs a system call and arrives too late, so it is woken only once per PROBE_EVERY
    * small jobs, after which it stays awake while jobs keep coming. And when the machine is
    * busy the worker is often descheduled in the middle of a chunk, leaving the calling
@@ -189,14 +199,19 @@ export class ThreadPool {
       this.skip--;
       return false;
     }
-    if (Atomics.load(this.control, AWAKE) === 1) return true;
+    if (Atomics.load(this.control, AWAKE) > 0) return true;
     if (++this.sinceProbe < this.probeEvery) return false;
     this.sinceProbe = 0;
     this.probing = true;
     return true;
   }
 
-  /** Runs a chunked matmul on both threads; returns when every chunk is done. */
+  /** Threads that run a split job: the workers and the calling thread. */
+  get threads(): number {
+    return this.workers.length + 1;
+  }
+
+  /** Runs a chunked matmul on every thread; returns when every chunk is done. */
   runMatmul(exports: unknown, scratch: number, job: MatmulJob): void {
     if (this.disposed) throw new TroupeError('engine', 'these kernels were disposed; create new kernels with createWasmKernels');
     if (job.chunks < 1 || job.chunks > MAX_CHUNKS) throw new TroupeError('invariant', `internal invariant broken: ${job.chunks} matmul chunks`);
@@ -257,6 +272,6 @@ export class ThreadPool {
     Atomics.store(this.control, QUIT, 1);
     Atomics.store(this.control, SEQ, (this.sequence + 1) | 0);
     Atomics.notify(this.control, SEQ);
-    await this.worker.terminate();
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
   }
 }

@@ -3,7 +3,6 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Rng } from '../../util/rng.js';
-import { threadsFromEnv } from './get-kernels.js';
 import { createWasmKernels } from './wasm-kernels.js';
 
 // Behaviour specific to the WASM kernels; the shared behaviour is in conformance.ts.
@@ -111,10 +110,4 @@ test('an idle worker does not keep the process alive', () => {
   assert.equal(result.signal, null, 'the process exited by itself (not killed by the timeout)');
   assert.equal(result.status, 0, result.stderr);
   assert.match(result.stdout, /done/);
-});
-
-test('TROUPE_THREADS picks the default thread count and rejects other values', () => {
-  assert.equal(threadsFromEnv({}), 2);
-  assert.equal(threadsFromEnv({ TROUPE_THREADS: '1' }), 1);
-  assert.throws(() => threadsFromEnv({ TROUPE_THREADS: '4' }), /TROUPE_THREADS must be 1 or 2, got '4'/);
 });

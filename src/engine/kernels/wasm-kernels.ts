@@ -1,6 +1,7 @@
 import { logSoftmaxGatherBackward, rowEntropies } from './reference.js';
 import { type Bf16MatmulMode, bf16MatmulFromEnv } from './bf16-matmul-mode.js';
 import { TroupeError } from '../../util/errors.js';
+import { checkThreads, threadsFromEnv } from '../../util/thread-count.js';
 import { CallArena } from './call-arena.js';
 import { checkLogSoftmax, checkRmsNorm, checkRmsNormBackward, checkRope, checkRows, checkSameLength } from './check-shapes.js';
 import { detectSimdFlavor, type SimdFlavor } from './feature-detect.js';
@@ -12,11 +13,12 @@ import type { Kernels } from './types.js';
 import { compileKernelModule, type KernelExports } from './wasm-module.js';
 
 export interface WasmKernelOptions {
-  /** 1 = calling thread only; 2 = large matmuls split with one worker thread. Default 2. */
-  readonly threads?: 1 | 2;
+  /** 1 = calling thread only; N = large matmuls split with N - 1 worker threads. Default:
+   *  TROUPE_THREADS, else the cores this process may use. Results do not depend on it. */
+  readonly threads?: number;
   /** 'auto' uses relaxed-SIMD FMA when the engine has it, else plain SIMD. */
   readonly simd?: 'auto' | SimdFlavor;
-  /** m*n*k from which matmuls use both threads (measured: see bench/matmul-bench.ts). */
+  /** m*n*k from which matmuls are split across the threads (measured: see bench/matmul-bench.ts). */
   readonly parallelThreshold?: number;
   /**
    * true (default): jobs under 2^25 multiply-adds use the worker only while it is awake and
@@ -38,7 +40,7 @@ export interface WasmKernels extends Kernels {
   readonly heap: Heap;
   /** Direct access to the module's exports (test hooks such as exp_array). */
   readonly exports: KernelExports;
-  /** Stops the worker thread. The kernels must not be used afterwards. */
+  /** Stops the worker threads. The kernels must not be used afterwards. */
   dispose(): Promise<void>;
 }
 
@@ -53,16 +55,13 @@ export const DEFAULT_PARALLEL_THRESHOLD = 128 * 128 * 128;
  * other Float32Arrays are copied in and out per call (correct, but slower).
  *
  * @example
- * const kernels = await createWasmKernels({ threads: 2 });
+ * const kernels = await createWasmKernels({ threads: 4 });
  * const a = kernels.alloc(64 * 32), b = kernels.alloc(32 * 16), c = kernels.alloc(64 * 16);
  * kernels.matmul({ a, b, c, m: 64, k: 32, n: 16 });
  * await kernels.dispose();
  */
 export async function createWasmKernels(options: WasmKernelOptions = {}): Promise<WasmKernels> {
-  const threads = options.threads ?? 2;
-  if (threads !== 1 && threads !== 2) {
-    throw new TroupeError('config', `kernel threads must be 1 or 2, got ${String(threads)}`);
-  }
+  const threads = checkThreads(options.threads ?? threadsFromEnv());
   const detected = detectSimdFlavor();
   const simd = options.simd === undefined || options.simd === 'auto' ? detected : options.simd;
   if (simd === 'relaxed' && detected !== 'relaxed') {
@@ -73,8 +72,9 @@ export async function createWasmKernels(options: WasmKernelOptions = {}): Promis
   const exports = new WebAssembly.Instance(module, { env: { memory: heap.memory } }).exports as unknown as KernelExports;
   exports.set_tmp(heap.allocBytes(512)); // tail staging + exp constants (see wat/math.wat)
   const arena = new CallArena(heap);
-  const pool = threads === 2
-    ? await ThreadPool.start(module, heap.memory, heap.allocBytes(128), heap.allocBytes(MATMUL_SCRATCH_BYTES), { adaptive: options.adaptiveSplit ?? true })
+  const workerScratch = Array.from({ length: threads - 1 }, () => heap.allocBytes(MATMUL_SCRATCH_BYTES));
+  const pool = threads > 1
+    ? await ThreadPool.start(module, heap.memory, heap.allocBytes(128), workerScratch, { adaptive: options.adaptiveSplit ?? true })
     : null;
   const ctx: MatmulContext = {
     exports,

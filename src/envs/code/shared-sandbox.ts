@@ -12,7 +12,7 @@ import { invariant } from '../../util/errors.js';
 let shared: Sandbox | undefined;
 
 export function sharedSandbox(): Sandbox {
-  shared ??= new Sandbox({ concurrency: 2 });
+  shared ??= new Sandbox(); // as many programs at once as TROUPE_THREADS, else the cores
   return shared;
 }
 
