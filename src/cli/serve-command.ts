@@ -49,7 +49,7 @@ export async function runServeCommand(options: ServeCommandOptions): Promise<Run
   // A hub id is served under its own name, as vLLM does (`Qwen/Qwen3-0.6B`), not its snapshot folder's.
   const name = options.name ?? (dir === options.dir ? undefined : options.dir);
   const models = loadServedModels(await getKernels(options.backend), dir, name === undefined ? {} : { name });
-  const server = await startServer({ models, host: options.host, port: options.port, windowMs: options.windowMs, seed: options.seed });
+  const server = await listening(() => startServer({ models, host: options.host, port: options.port, windowMs: options.windowMs, seed: options.seed }), options.host, options.port);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const lines = models.map((m) => `  ${m.name.padEnd(24)} ${m.adapter === undefined ? 'model  ' : 'adapter'} ${m.root}  (chat template: ${m.chatTemplate.source})`);
   print(`troupe serve: ${server.url}/v1\n${lines.join('\n')}\n`);
@@ -82,15 +82,38 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   const cached = options.hfCache === false ? [] : cachedBaseModels(options.hubEnv).filter((c) => !named.some((m) => m.name === c.name));
   const models = [...named, ...cached];
   if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
-  const server = await startTinkerServer({ kernels: await getKernels(options.backend), models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha });
+  const kernels = await getKernels(options.backend);
+  const server = await listening(() => startTinkerServer({ kernels, models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha }), options.host, options.port);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url}; LoRA alpha ${server.service.loraAlpha})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
   return server;
 }
 
-function integer(flag: string, min: number): (value: string) => number {
+/**
+ * Starts a server, turning the operating system's refusals to listen into one line that says
+ * what to change (Node would print a stack trace for EADDRINUSE and friends).
+ */
+async function listening<T>(start: () => Promise<T>, host: string, port: number): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const fix: Record<string, string> = {
+      EADDRINUSE: `port ${port} on ${host} is already in use; stop what listens there, or choose another --port (0 picks a free one)`,
+      EACCES: `not allowed to listen on port ${port} of ${host} (ports below 1024 need root); choose a --port from 1024 to 65535`,
+      EADDRNOTAVAIL: `--host ${host} is not an address of this machine; use 127.0.0.1 (local) or 0.0.0.0 (every interface)`,
+      ENOTFOUND: `--host ${host} is not a known host name; use 127.0.0.1 (local) or 0.0.0.0 (every interface)`,
+    };
+    if (code !== undefined && code in fix) throw new TroupeError('input', fix[code]!, { cause: error });
+    throw error;
+  }
+}
+
+function integer(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
-    if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new TroupeError('input', `${flag} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+    if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
+      throw new TroupeError('input', `${flag} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(value)}`);
+    }
     return Number(value);
   };
 }
@@ -113,7 +136,7 @@ export function serveCommand(): Command {
     .option('--lora-alpha <n>', `with --tinker: LoRA alpha of every adapter (scale alpha / rank); the API sends none, clients read it from get_info`, positiveNumber('--lora-alpha'), LORA_ALPHA)
     .option('--no-hf-cache', 'with --tinker: do not offer the models of the Hugging Face cache')
     .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
-    .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0), 8000)
+    .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0, 65535), 8000)
     .option('--name <name>', 'served name of the base model (default: the folder name, or the hub id)')
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)

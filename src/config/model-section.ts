@@ -10,20 +10,20 @@ import { LINEAR_MODULES } from '../engine/model/llama-params.js';
 
 export const modelSizes = {
   /** Width of the residual stream. */
-  hidden: z.number().int().min(8).default(64),
-  layers: z.number().int().min(1).default(4),
-  heads: z.number().int().min(1).default(4),
+  hidden: z.number().int().min(8).max(65_536).default(64),
+  layers: z.number().int().min(1).max(1024).default(4),
+  heads: z.number().int().min(1).max(1024).default(4),
   /** Grouped-query attention: key/value heads (defaults to heads). */
-  kv_heads: z.number().int().min(1).optional(),
-  intermediate: z.number().int().min(8).default(192),
+  kv_heads: z.number().int().min(1).max(1024).optional(),
+  intermediate: z.number().int().min(8).max(262_144).default(192),
   /** Longest prompt + response in tokens (compact prompts are ~200 characters). */
-  context: z.number().int().min(16).default(320),
+  context: z.number().int().min(16).max(1_048_576).default(320),
   tied: z.boolean().default(false),
 };
 
 export const loraSection = z
   .strictObject({
-    r: z.number().int().min(1).default(8),
+    r: z.number().int().min(1).max(4096).default(8),
     alpha: z.number().positive().default(16),
     target_modules: z.array(z.enum(LINEAR_MODULES)).min(1).default(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']),
   })

@@ -22,14 +22,14 @@ export const rolloutSection = z
      */
     continue: z.union([continueMode, z.record(z.string(), continueMode)]).default('best'),
     /** Tasks per batch. */
-    tasks: z.number().int().min(1).default(8),
+    tasks: z.number().int().min(1).max(10_000).default(8),
     temperature: z.number().min(0).default(1),
     top_p: z.number().gt(0).max(1).default(1),
     /** 0 disables top-k. */
     top_k: z.number().int().min(0).default(0),
     /** Enough for a compact action line (e.g. a list of moves). */
-    max_tokens: z.number().int().min(1).default(48),
-    /** Compact actions end at the first newline. */
-    stop: z.array(z.string()).default(['\n']),
+    max_tokens: z.number().int().min(1).max(65_536).default(48),
+    /** Compact actions end at the first newline. An empty stop string would end every completion before it starts. */
+    stop: z.array(z.string().min(1, 'a stop string must not be empty (it would end every completion before its first token)')).max(16).default(['\n']),
   })
   .prefault({});

@@ -8,9 +8,9 @@ import { z } from 'zod';
 export const trainSection = z
   .strictObject({
     /** RL steps; each plays rollout.tasks tasks and makes one update per policy. */
-    steps: z.number().int().min(0).default(40),
+    steps: z.number().int().min(0).max(1_000_000).default(40),
     lr: z.number().positive().default(1e-3),
-    warmup_steps: z.number().int().min(0).default(2),
+    warmup_steps: z.number().int().min(0).max(1_000_000).default(2),
     /** The cosine schedule ends at lr * min_lr_ratio. */
     min_lr_ratio: z.number().min(0).max(1).default(0.1),
     /** MAGRPO's original loss is `reinforce`; AT-GRPO uses `ppo-clip`. */
@@ -27,16 +27,16 @@ export const trainSection = z
      * Most tokens per micro-batch (memory bound; does not change the result). `auto` sizes it
      * to the model: about 1 GiB of activations, at most 16384 tokens (train/micro-batch-tokens.ts).
      */
-    micro_batch_tokens: z.union([z.literal('auto'), z.number().int().min(64)]).default('auto'),
+    micro_batch_tokens: z.union([z.literal('auto'), z.number().int().min(64).max(1_048_576)]).default('auto'),
     /** Largest tolerated gap between sampling-time and learner logprobs (stale-weight check). */
     logprob_tolerance: z.number().positive().default(1e-3),
     /** Evaluate on held-out tasks every N steps (and at the end); 0 = only at the end. */
     eval_every: z.number().int().min(0).default(10),
-    eval_tasks: z.number().int().min(1).default(200),
+    eval_tasks: z.number().int().min(1).max(100_000).default(200),
     /** Sampling temperature for evaluation (0 = greedy). */
     eval_temperature: z.number().min(0).default(0),
     checkpoint_every: z.number().int().min(0).default(10),
-    keep_checkpoints: z.number().int().min(1).default(2),
+    keep_checkpoints: z.number().int().min(1).max(1000).default(2),
     /**
      * Policy ids that keep their starting weights: they play, their samples are recorded,
      * but their learner never updates (the "one role trained alone" ablation).

@@ -3,6 +3,7 @@
  * source, the tokenizer, the base model(s) (warm-started or loaded), and the policy set with
  * one learner per policy.
  */
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { describeKernels, getKernels } from '../engine/kernels/get-kernels.js';
 import { resolveModel } from '../engine/hub/resolve-model.js';
@@ -11,6 +12,7 @@ import type { PromptFormat } from '../policy/embedded-policy.js';
 import { promptFormatOf } from '../policy/prompt-format.js';
 import { llamaConfig, type LlamaConfig } from '../engine/model/llama-config.js';
 import type { LlamaModel } from '../engine/model/llama-model.js';
+import { llamaParameterShapes } from '../engine/model/llama-params.js';
 import { CharTokenizer } from '../engine/tokenizer/char-tokenizer.js';
 import { idsWithoutToken } from '../engine/tokenizer/ids-without-token.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
@@ -92,6 +94,26 @@ export function checkTrainable(config: ResolvedConfig): void {
   }
   if (config.train.steps > 0 && ids.every((id) => config.train.frozen.includes(id))) {
     throw new TroupeError('config', `train.frozen lists every policy (${ids.join(', ')}): nothing would train; remove one, or use troupe eval to measure the policies as they are`);
+  }  if (config.policy.kind === 'embedded' && config.model.path === undefined) checkModelFits(config, ids, totalmem());
+}
+
+/** Bytes a float32 parameter costs in training: itself, its gradient and two Adam moments. */
+const TRAINING_BYTES_PER_PARAMETER = 16;
+
+/**
+ * Refuses model sizes whose weights, gradients and Adam moments alone exceed the machine's
+ * memory (`model.hidden: 1e5` would otherwise fail deep in an allocation, or swap for hours).
+ * Activations come on top, so passing this is necessary, not sufficient.
+ */
+export function checkModelFits(config: ResolvedConfig, policyIds: readonly string[], memoryBytes: number): void {
+  const vocab = (config.model.tokenizer === 'ascii' ? CharTokenizer.ascii() : CharTokenizer.standard()).vocabSize;
+  const base = baseModelConfig(config, vocab);
+  const configs = config.policy.map === 'per-role' || typeof config.policy.map === 'object' ? policyIds.map((id) => overriddenConfig(base, config.policy.models[id] ?? {})) : [base];
+  const parameters = configs.reduce((n, c) => n + [...llamaParameterShapes(c).values()].reduce((m, shape) => m + shape.reduce((a, b) => a * b, 1), 0), 0);
+  const bytes = parameters * TRAINING_BYTES_PER_PARAMETER * (config.train.kl_coef > 0 ? 1.25 : 1);
+  if (bytes > memoryBytes) {
+    const gib = (b: number) => `${(b / 2 ** 30).toFixed(b < 2 ** 30 ? 2 : 0)} GiB`;
+    throw new TroupeError('config', `model: ${configs.length} model(s) of hidden ${base.hidden_size}, ${base.num_hidden_layers} layers, intermediate ${base.intermediate_size} have ${parameters.toExponential(2)} parameters and need ~${gib(bytes)} for weights, gradients and Adam moments, more than this machine's ${gib(memoryBytes)}; choose smaller model sizes`);
   }
 }
 
