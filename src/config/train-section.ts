@@ -44,5 +44,15 @@ export const trainSection = z
     frozen: z.array(z.string().min(1)).default([]),
     /** Write the step's samples to rollouts/step-N.jsonl every N steps; 0 = never. */
     samples_every: z.number().int().min(0).default(10),
+    /**
+     * Asynchronous training: the rollout of step k is sampled with the weights of step k - s
+     * while the learners update (docs/distributed.md). 0 = on-policy: sample, then update.
+     */
+    max_steps_off_policy: z.number().int().min(0).max(8).default(0),
+    /**
+     * MAGRPO's loss has no ratio, so it cannot correct for stale samples: async MAGRPO must be
+     * asked for explicitly (it then trains on samples up to s updates old without correction).
+     */
+    allow_off_policy_reinforce: z.boolean().default(false),
   })
   .prefault({});

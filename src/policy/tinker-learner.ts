@@ -32,6 +32,8 @@ export interface TinkerTrainingSequence {
   readonly responseIds: readonly number[];
   readonly oldLogprobs: readonly number[];
   readonly advantage: number;
+  /** Asynchronous training: updates since sampling (absent = 0); only fresh sequences must match the service's logprobs. */
+  readonly staleness?: number;
 }
 
 export interface TinkerLearnerOptions {
@@ -95,19 +97,22 @@ export class TinkerLearner {
       withKl ? Promise.all(usable.map((s) => this.referenceLogprobs(s))) : undefined,
     ]);
     const flat = { logprobs_N: [] as number[], oldLogprobs_N: [] as number[], advantages_N: [] as number[], sequence_N: [] as number[], refLogprobs_N: [] as number[] };
+    let freshGap = 0;
     usable.forEach((s, b) => {
       const all = forward.loss_fn_outputs[b]!.logprobs!.data;
       for (let t = 0; t < s.responseIds.length; t++) {
         if (reference) flat.refLogprobs_N.push(reference[b]![t]!);
         flat.logprobs_N.push(all[s.promptIds.length - 1 + t]!);
         flat.oldLogprobs_N.push(s.oldLogprobs[t]!);
+        if ((s.staleness ?? 0) === 0) freshGap = Math.max(freshGap, Math.abs(flat.logprobs_N.at(-1)! - s.oldLogprobs[t]!));
         flat.advantages_N.push(s.advantage);
         flat.sequence_N.push(b);
       }
     });
+    // Stale sequences (asynchronous training) were sampled by older weights: their gap is data.
     const gap = flat.logprobs_N.reduce((g, lp, i) => Math.max(g, Math.abs(lp - flat.oldLogprobs_N[i]!)), 0);
-    if (!(gap <= this.options.logprobTolerance)) {
-      throw new TroupeError('invariant', `policy '${this.policyId}': logprobs recorded at sampling differ from the service's forward logprobs by up to ${gap.toExponential(2)} (tolerance ${this.options.logprobTolerance}); the sampler did not use the training model's current weights`);
+    if (!(freshGap <= this.options.logprobTolerance)) {
+      throw new TroupeError('invariant', `policy '${this.policyId}': logprobs recorded at sampling differ from the service's forward logprobs by up to ${freshGap.toExponential(2)} (tolerance ${this.options.logprobTolerance}); the sampler did not use the training model's current weights`);
     }
     const result = policyLoss({ ...flat, refLogprobs_N: withKl ? flat.refLogprobs_N : undefined }, this.options.loss);
     let at = 0;

@@ -48,6 +48,14 @@ export class TinkerPolicy implements Policy {
     return encodeFormattedPrompt(this.tokenizer, this.prompting, prompt);
   }
 
+  /**
+   * A policy that keeps sampling with the current weights whatever `useSampler` later does to
+   * this one: asynchronous training plays a rollout with it while an update replaces the sampler.
+   */
+  pinned(): TinkerPolicy {
+    return new TinkerPolicy({ id: this.id, tokenizer: this.tokenizer, sampler: this.sampler, prompting: this.prompting });
+  }
+
   /** Samples from now on with these weights (a fresh sampler after each optimizer step). */
   useSampler(sampler: TinkerSampler): void {
     this.sampler = sampler;

@@ -20,6 +20,7 @@ export function sampleToJson(s: Sample): string {
     score: s.score,
     advantage: s.advantage,
     policy: s.policy,
+    policy_version: s.policy_version,
     failure: s.failure,
     finish_reason: s.finish_reason,
     prompt_ids: s.prompt_ids,

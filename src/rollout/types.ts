@@ -131,6 +131,11 @@ export interface Sample {
   advantage: number;
   /** Policy.id of the policy that sampled the completion. */
   policy: string;
+  /**
+   * Asynchronous training only: how many updates the policy had received when it sampled this
+   * completion (the trainer loop sets it; absent in on-policy runs, where it is always current).
+   */
+  policy_version?: number;
   /** Why the action went wrong (generation error, parse failure, invalid move), if it did. */
   failure?: string;
   finish_reason: FinishReason;

@@ -6,6 +6,8 @@
  *     policies/<id>/                 Hugging Face model folder (shared / per-role policies)
  *     adapters/<id>/                 PEFT adapter folder (lora policies; the base is base/)
  *     optimizer/<id>.safetensors     AdamW moments (PyTorch state names) + step in metadata
+ *     pipeline.json                  asynchronous runs: policy versions and the finished rollouts
+ *                                    of the next steps (train/async/pipeline-file.ts)
  *
  * A `policy.kind: tinker` policy's weights and optimizer state live on the service: its entry
  * in state.json holds the tinker:// path that save_weights returned, and resume loads it back.
@@ -63,9 +65,12 @@ function adapterBaseName(adapterDir: string, modelPath: string | undefined): str
   return existsSync(modelPath) ? relative(adapterDir, resolve(modelPath)) : modelPath;
 }
 
-/** `modelPath`: the run's model.path (adapters name it as their base); `engine`: see CheckpointState. */
-export async function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number, extra: { modelPath?: string; engine?: string } = {}): Promise<string> {
-  const { modelPath, engine } = extra;
+/**
+ * `modelPath`: the run's model.path (adapters name it as their base); `engine`: see CheckpointState;
+ * `files`: name -> text written beside state.json (an async run's pipeline.json).
+ */
+export async function saveTrainingCheckpoint(runDir: string, step: number, policies: PolicySet, tokenizer: Tokenizer, keep: number, extra: { modelPath?: string; engine?: string; files?: Readonly<Record<string, string>> } = {}): Promise<string> {
+  const { modelPath, engine, files = {} } = extra;
   const root = join(runDir, 'checkpoints');
   const final = join(root, checkpointName(step));
   const temp = join(root, `.tmp-${checkpointName(step)}-${process.pid}`);
@@ -81,6 +86,7 @@ export async function saveTrainingCheckpoint(runDir: string, step: number, polic
         state.policies[id] = saveEmbeddedMember(temp, id, member, tokenizer, { baseName: adapterBaseName(resolve(final, 'adapters', id), modelPath), trainedFrom });
       }
     }
+    for (const [name, text] of Object.entries(files)) writeFileAtomic(join(temp, name), text);
     writeFileAtomic(join(temp, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
     rmSync(final, { recursive: true, force: true });
     renameSync(temp, final);

@@ -31,6 +31,11 @@ export interface TrainingSequence {
   readonly advantage: number;
   /** Sequences with equal group keys share a prompt and stay in one micro-batch. */
   readonly group: string;
+  /**
+   * Asynchronous training: updates since the sample was drawn (absent = 0). Only fresh (0)
+   * sequences must match the learner's logprobs; a stale one's gap is reported, not an error.
+   */
+  readonly staleness?: number;
 }
 
 export interface LearnerOptions {
@@ -142,9 +147,9 @@ export class Learner {
           const scored = this.model.tokenLogprobs(tape, pairs, { adapter: this.adapter, entropy: true, logitMask: this.logitMask });
           const flat = flatten(micro);
           const logprobs_N = scored.logprobs.data;
-          if (checkStale) totals.gap = Math.max(totals.gap, this.checkFresh(logprobs_N, flat.oldLogprobs_N));
+          if (checkStale) totals.gap = Math.max(totals.gap, this.checkFresh(logprobs_N, flat.oldLogprobs_N, flat.fresh_N));
           const refLogprobs_N = loss.klCoef !== 0 ? this.referenceLogprobs(pairs) : undefined;
-          const result = policyLoss({ ...flat, logprobs_N, refLogprobs_N }, loss);
+          const result = policyLoss({ oldLogprobs_N: flat.oldLogprobs_N, advantages_N: flat.advantages_N, sequence_N: flat.sequence_N, logprobs_N, refLogprobs_N }, loss);
           const grad = new Float32Array(result.dLogprobs_N.length);
           for (let i = 0; i < grad.length; i++) grad[i] = result.dLogprobs_N[i]! * scale;
           tape.backward(scored.logprobs, grad);
@@ -179,13 +184,19 @@ export class Learner {
     };
   }
 
-  private checkFresh(logprobs_N: Float32Array, oldLogprobs_N: Float64Array): number {
+  /** The largest gap over all tokens; an error when a fresh token's gap exceeds the tolerance. */
+  private checkFresh(logprobs_N: Float32Array, oldLogprobs_N: Float64Array, fresh_N: Uint8Array): number {
     let gap = 0;
-    for (let i = 0; i < logprobs_N.length; i++) gap = Math.max(gap, Math.abs(logprobs_N[i]! - oldLogprobs_N[i]!));
-    if (!(gap <= this.options.logprobTolerance)) {
+    let freshGap = 0;
+    for (let i = 0; i < logprobs_N.length; i++) {
+      const d = Math.abs(logprobs_N[i]! - oldLogprobs_N[i]!);
+      gap = Math.max(gap, d);
+      if (fresh_N[i] === 1) freshGap = Math.max(freshGap, d);
+    }
+    if (!(freshGap <= this.options.logprobTolerance)) {
       throw new TroupeError(
         'invariant',
-        `policy '${this.policyId}': logprobs recorded at sampling differ from the learner's by up to ${gap.toExponential(2)} ` +
+        `policy '${this.policyId}': logprobs recorded at sampling differ from the learner's by up to ${freshGap.toExponential(2)} ` +
           `(tolerance ${this.options.logprobTolerance}); the sampler did not use this learner's current weights`,
       );
     }
@@ -209,15 +220,17 @@ function flatten(micro: readonly TrainingSequence[]) {
   const oldLogprobs_N = new Float64Array(n);
   const advantages_N = new Float64Array(n);
   const sequence_N = new Int32Array(n);
+  const fresh_N = new Uint8Array(n);
   let i = 0;
   micro.forEach((s, b) => {
     for (let t = 0; t < s.responseIds.length; t++, i++) {
+      fresh_N[i] = (s.staleness ?? 0) === 0 ? 1 : 0;
       oldLogprobs_N[i] = s.oldLogprobs[t]!;
       advantages_N[i] = s.advantage;
       sequence_N[i] = b;
     }
   });
-  return { oldLogprobs_N, advantages_N, sequence_N };
+  return { oldLogprobs_N, advantages_N, sequence_N, fresh_N };
 }
 
 /**

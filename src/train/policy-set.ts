@@ -32,6 +32,11 @@ export interface PolicyUpdate {
   readonly entropy: number | null;
   readonly grad_norm: number | null;
   readonly tokens: number;
+  /** Largest |sampling - learner| logprob over the update's tokens (stale samples included). */
+  readonly max_logprob_gap?: number;
+  /** Asynchronous training: range of the truncated importance weights min(pi_learner / pi_sampler, C). */
+  readonly is_weight_min?: number;
+  readonly is_weight_max?: number;
 }
 
 /** One policy of the map: the trainer loop sees only `policy`, `roles` and `update`. */

@@ -16,7 +16,8 @@ export interface RoutedBatch {
   readonly emptyResponses: number;
 }
 
-export function routeSamples(samples: readonly Sample[], trainable: ReadonlySet<string>): RoutedBatch {
+/** `staleness`: asynchronous training's age of a sample in updates (async/staleness.ts); absent = on-policy. */
+export function routeSamples(samples: readonly Sample[], trainable: ReadonlySet<string>, staleness?: (s: Sample) => number): RoutedBatch {
   const byPolicy = new Map<string, TrainingSequence[]>([...trainable].map((id) => [id, []]));
   const untrained = new Map<string, number>();
   let emptyResponses = 0;
@@ -38,7 +39,8 @@ export function routeSamples(samples: readonly Sample[], trainable: ReadonlySet<
       emptyResponses++;
       continue;
     }
-    bucket.push({ promptIds: prompt_ids, responseIds: response_ids, oldLogprobs: logprobs, advantage: sample.advantage, group: sample.group });
+    const sequence: TrainingSequence = { promptIds: prompt_ids, responseIds: response_ids, oldLogprobs: logprobs, advantage: sample.advantage, group: sample.group };
+    bucket.push(staleness === undefined ? sequence : { ...sequence, staleness: staleness(sample) });
   }
   return { byPolicy, untrained, emptyResponses };
 }

@@ -9,7 +9,8 @@
  *   runs/<name>/report.html      plots of all of it
  *
  * Every random choice derives from (seed, step), and the engine is deterministic for a
- * thread count, so `--resume` from a checkpoint replays the remaining steps exactly.
+ * thread count, so `--resume` from a checkpoint replays the remaining steps exactly; an
+ * asynchronous run's checkpoint also holds the rollouts in flight (async/step-pipeline.ts).
  * Ctrl-C finishes the current step, saves a checkpoint and stops; a second Ctrl-C stops at once
  * (the last checkpoint stays intact).
  */
@@ -33,7 +34,8 @@ import { listCheckpoints, saveTrainingCheckpoint } from './checkpoint-store.js';
 import { checkSameEngine, loadNewestIntactCheckpoint, removeUnfinishedCheckpoints } from './resume-checkpoint.js';
 import { evaluate } from './evaluate.js';
 import { checkTrainable, setupRun, type RunSetup } from './setup-run.js';
-import { trainStep } from './train-step.js';
+import { PIPELINE_FILE, pipelineFileText, readPipelineFile } from './async/pipeline-file.js';
+import { StepPipeline } from './async/step-pipeline.js';
 
 export interface TrainOptions {
   readonly config: string;
@@ -155,8 +157,11 @@ async function trainLoop(
   const t = config.train;
   let first = 0;
   const latest = ctx.resume ? await loadNewestIntactCheckpoint(ctx.runDir, setup.policies, ctx.log) : undefined;
+  const pipeline = new StepPipeline({ base: { ...setup.stepInput, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps });
   if (latest) {
     checkSameEngine(latest, setup.engine, ctx.allowEngineChange, ctx.log);
+    const inFlight = readPipelineFile(latest.dir, t.max_steps_off_policy);
+    if (inFlight) pipeline.restore(inFlight);
     truncateMetrics(ctx.metricsPath, latest.step);
     first = latest.step + 1;
     ctx.log(`resuming after step ${latest.step} from ${latest.dir}`);
@@ -184,7 +189,7 @@ async function trainLoop(
   try {
     for (; step < t.steps; step++) {
       const lr = cosineLr({ step, warmupSteps: t.warmup_steps, totalSteps: t.steps, maxLr: t.lr, minLr: t.lr * t.min_lr_ratio });
-      const { record, samples } = await trainStep({ ...setup.stepInput, seed: config.seed, step, lr });
+      const { record, samples } = await pipeline.step(step, lr);
       ctx.metrics.write({ ...record, elapsed_s: ctx.elapsed() });
       const last = step === t.steps - 1;
       const every = (n: number) => n > 0 && (step + 1) % n === 0;
@@ -195,7 +200,10 @@ async function trainLoop(
       // Let pending signals (Ctrl-C) be delivered: a step itself never yields to the event loop.
       await new Promise((resolve) => setImmediate(resolve));
       stopNow = interrupted || (ctx.stopAfterSteps !== undefined && step - first + 1 >= ctx.stopAfterSteps);
-      if (every(t.checkpoint_every) || last || stopNow) await saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, { modelPath: config.model.path, engine: setup.engine });
+      if (every(t.checkpoint_every) || last || stopNow) {
+        const inFlight = pipeline.state();
+        await saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, { modelPath: config.model.path, engine: setup.engine, files: inFlight ? { [PIPELINE_FILE]: pipelineFileText(inFlight) } : {} });
+      }
       progress.update(progressFromTrain(record, lastEval));
       if (stopNow) break;
     }

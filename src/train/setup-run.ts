@@ -92,6 +92,9 @@ export function checkTrainable(config: ResolvedConfig): void {
   for (const id of config.train.frozen) {
     if (!ids.includes(id)) throw new TroupeError('config', `train.frozen: no role is played by policy '${id}'; policy ids in use: ${ids.join(', ')} (with policy.map: shared the one policy is '${ids[0]}')`);
   }
+  if (config.train.max_steps_off_policy > 0 && config.train.loss === 'reinforce' && !config.train.allow_off_policy_reinforce) {
+    throw new TroupeError('config', `train.max_steps_off_policy: ${config.train.max_steps_off_policy} trains on samples drawn by older weights, but train.loss reinforce (MAGRPO's) has no importance ratio to correct for them; keep max_steps_off_policy: 0, use train.loss: ppo-clip, or accept uncorrected stale samples with train.allow_off_policy_reinforce: true`);
+  }
   if (config.train.steps > 0 && ids.every((id) => config.train.frozen.includes(id))) {
     throw new TroupeError('config', `train.frozen lists every policy (${ids.join(', ')}): nothing would train; remove one, or use troupe eval to measure the policies as they are`);
   }  if (config.policy.kind === 'embedded' && config.model.path === undefined) checkModelFits(config, ids, totalmem());

@@ -38,6 +38,18 @@ const trainRecord = z.looseObject({
   lr: metric,
   roles: z.record(z.string(), roleTrain),
   policies: z.record(z.string(), policyTrain),
+  off_policy: z
+    .looseObject({
+      max_steps_off_policy: count,
+      staleness: z.record(z.string(), count),
+      max_staleness: count,
+      requeued_groups: count,
+      trained_groups: count,
+      logprob_gap_max: metric,
+      is_weight_min: metric,
+      is_weight_max: metric,
+    })
+    .optional(),
 });
 
 const evalRecord = z.looseObject({

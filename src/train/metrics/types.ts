@@ -113,6 +113,30 @@ export interface TrainRecord extends RecordBase {
   readonly lr: Metric;
   readonly roles: Readonly<Record<string, RoleTrainMetrics>>;
   readonly policies: Readonly<Record<string, PolicyTrainMetrics>>;
+  /** Asynchronous training only (train.max_steps_off_policy >= 1); absent in on-policy runs. */
+  readonly off_policy?: OffPolicyMetrics;
+}
+
+/**
+ * How stale a step's training data was, and what correcting for it did. A group's staleness is
+ * the number of updates its policy received between sampling it and training on it.
+ */
+export interface OffPolicyMetrics {
+  /** The bound s in force. */
+  readonly max_steps_off_policy: number;
+  /** Trained groups per staleness, e.g. {"1": 140} (keys "0".."s"). */
+  readonly staleness: Readonly<Record<string, number>>;
+  /** Largest staleness trained on; never above max_steps_off_policy (asserted before the update). */
+  readonly max_staleness: number;
+  /** Groups taken out because they were older than s; their tasks were sampled again. */
+  readonly requeued_groups: number;
+  /** Groups the update trained on (a resumed run must add up to the uninterrupted run's count). */
+  readonly trained_groups: number;
+  /** Largest |sampler - learner| logprob of any trained token (large for stale samples, ~0 for fresh). */
+  readonly logprob_gap_max: Metric;
+  /** Range of the truncated importance weights the loss applied (null when no learner reported them). */
+  readonly is_weight_min: Metric;
+  readonly is_weight_max: Metric;
 }
 
 /** Held-out evaluation of the current weights. */

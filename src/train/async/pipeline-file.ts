@@ -1,0 +1,35 @@
+/**
+ * `checkpoints/step-N/pipeline.json` of an asynchronous run: what was in flight when step N's
+ * checkpoint was taken. The rollouts of steps N+1..N+s were sampled with weights older than the
+ * checkpoint's, which no longer exist anywhere, so they are saved as played (samples with their
+ * token ids, behaviour logprobs and versions, and episode stats) and the resumed run trains on
+ * exactly them: no group is trained twice or lost, and nothing is sampled again.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TroupeError } from '../../util/errors.js';
+import type { PipelineState } from './step-pipeline.js';
+
+export const PIPELINE_FILE = 'pipeline.json';
+
+/** The file's text (numbers round-trip exactly through JSON, so resumed updates see the same logprobs). */
+export function pipelineFileText(state: PipelineState): string {
+  return `${JSON.stringify({ format: 1, versions: state.versions, pending: state.pending })}\n`;
+}
+
+/**
+ * The state saved with a checkpoint; undefined for an on-policy checkpoint. An async run
+ * resumed from a checkpoint without it (one written on-policy) cannot know what was in flight.
+ */
+export function readPipelineFile(checkpointDir: string, maxOffPolicy: number): PipelineState | undefined {
+  const path = join(checkpointDir, PIPELINE_FILE);
+  if (!existsSync(path)) {
+    if (maxOffPolicy === 0) return undefined;
+    throw new TroupeError('checkpoint', `${checkpointDir} has no ${PIPELINE_FILE}, so the rollouts in flight when it was saved are unknown; resume with the train.max_steps_off_policy the run started with`);
+  }
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as { format?: number } & PipelineState;
+  if (parsed.format !== 1 || typeof parsed.versions !== 'object' || !Array.isArray(parsed.pending)) {
+    throw new TroupeError('checkpoint', `${path} is not a pipeline file Troupe wrote (format 1); the checkpoint is damaged, resume from an older one by deleting this checkpoint folder`);
+  }
+  return { versions: parsed.versions, pending: parsed.pending };
+}
