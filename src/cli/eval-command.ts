@@ -4,6 +4,9 @@
  *
  *   npx troupe eval runs/plan-path-team            # a run folder: its config and newest checkpoint
  *   npx troupe eval examples/plan-path.yaml --set policy.skill=0.9 --json
+ *
+ * A slow (remote) model shows how many completions came back on stderr; when every completion
+ * failed (a dead server, a wrong model name) the command fails instead of reporting 0%.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,12 +19,15 @@ import { evaluate, type EvalResult } from '../train/evaluate.js';
 import { playingPolicies } from '../train/playing-policies.js';
 import { TroupeError } from '../util/errors.js';
 import { backendOption, withBackendSet } from './backend-option.js';
+import { watchPolicies } from './eval-progress.js';
 
 export interface EvalCommandOptions {
   readonly target: string;
   readonly set?: readonly string[];
   /** Held-out tasks (default train.eval_tasks). */
   readonly tasks?: number;
+  /** Progress lines while the team plays (default none). */
+  readonly progress?: { readonly stream: { write(text: string): unknown; readonly isTTY?: boolean }; readonly everyMs: number };
 }
 
 export async function runEvalCommand(options: EvalCommandOptions): Promise<EvalResult & { source: string; name: string }> {
@@ -33,7 +39,10 @@ export async function runEvalCommand(options: EvalCommandOptions): Promise<EvalR
   const config = loadConfig(configPath, options.set ?? []);
   const task = getTask(config.tasks.name);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
-  const { policyFor, source, dispose } = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? options.target : undefined);
+  const players = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? options.target : undefined);
+  const { source, dispose } = players;
+  const watch = watchPolicies(players.policyFor, { label: `eval ${config.name}`, everyMs: options.progress?.everyMs ?? 0, ...(options.progress ? { stream: options.progress.stream } : {}) });
+  const policyFor = watch.policyFor;
   try {
     const result = await evaluate({
       team,
@@ -44,8 +53,12 @@ export async function runEvalCommand(options: EvalCommandOptions): Promise<EvalR
       temperature: config.train.eval_temperature,
       seed: config.seed,
     });
+    if (watch.allFailed()) {
+      throw new TroupeError('policy', `every one of the ${watch.counts().completions} completions failed to generate (${source}), so there is no score; the first error: ${result.first_error ?? '(no reason given)'}`);
+    }
     return { ...result, source, name: config.name };
   } finally {
+    watch.stop();
     dispose?.();
   }
 }
@@ -73,7 +86,8 @@ export function evalCommand(): Command {
     .option('--json', 'print one JSON object')
     .addOption(backendOption())
     .action(async (target: string, opts: { set: string[]; tasks?: number; json?: boolean; backend?: BackendName }) => {
-      const result = await runEvalCommand({ target, set: withBackendSet(opts.set, opts.backend), tasks: opts.tasks });
+      const progress = { stream: process.stderr, everyMs: process.stderr.isTTY ? 1000 : 5000 };
+      const result = await runEvalCommand({ target, set: withBackendSet(opts.set, opts.backend), tasks: opts.tasks, progress });
       process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : formatEval(result));
     });
 }

@@ -98,3 +98,15 @@ test('the troupe command prints "troupe: config error: ..." and exits 2 on a bad
   assert.equal(result.status, 2, result.stderr);
   assert.match(result.stderr, /^troupe: config error: .*team\.order: expected one of sequential \| parallel, got "paralel"/m);
 });
+
+test('--out - writes the samples to stdout, the same bytes as a file, and the summary to stderr', async () => {
+  const here = fileURLToPath(import.meta.url);
+  const main = join(dirname(here), here.endsWith('.ts') ? 'main.ts' : 'main.js');
+  const args = here.endsWith('.ts') ? ['--import', 'tsx', main] : [main];
+  const result = spawnSync(process.execPath, [...args, 'rollout', config, '--out', '-'], { encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.stdout, (await run(join(dir, 'same.jsonl'))).text);
+  assert.match(result.stderr, /^rollout t: toy, 5 tasks/);
+  assert.match(result.stderr, /wrote \d+ samples to stdout\n$/);
+  assert.ok(!readdirSync(process.cwd()).includes('-'), 'no file named -');
+});

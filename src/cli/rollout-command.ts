@@ -5,8 +5,11 @@
  *   npx troupe rollout examples/plan-path.yaml --out runs/plan-path-rollout.jsonl
  *   npx troupe rollout examples/toy.yaml --set rollout.k=8 --set policy.skill=0.9 --tasks 4 --out runs/toy.jsonl
  *
+ *   npx troupe rollout examples/toy.yaml --out - | jq .role                      # samples on stdout
+ *
  * Same config and seed -> byte-identical file. The file is written atomically (temp file +
- * rename) so a crash never leaves a half-written rollout behind.
+ * rename) so a crash never leaves a half-written rollout behind. With `--out -` the samples go
+ * to stdout and the summary to stderr, so the output pipes.
  */
 import { Command } from 'commander';
 import { computeAdvantages } from '../algo/compute-advantages.js';
@@ -28,10 +31,11 @@ export interface RolloutCommandOptions {
   readonly config: string;
   /** `key=value` overrides, as given to --set. */
   readonly set?: readonly string[];
+  /** The samples' file, or `-` for stdout. */
   readonly out: string;
   /** Number of tasks; overrides rollout.tasks. */
   readonly tasks?: number;
-  /** Where the summary goes. Default: stdout. */
+  /** Where the summary goes. Default: stdout, or stderr when the samples go to stdout. */
   readonly print?: (text: string) => void;
 }
 
@@ -65,11 +69,14 @@ export async function runRolloutCommand(options: RolloutCommandOptions): Promise
   const advantages = computeAdvantages(samples, config.advantage.estimator, {
     filterZeroVariance: config.advantage.filter_zero_variance,
   });
-  writeFileAtomic(options.out, advantages.samples.map((s) => `${sampleToJson(s)}\n`).join(''));
+  const lines = advantages.samples.map((s) => `${sampleToJson(s)}\n`).join('');
+  const toStdout = options.out === '-';
+  if (toStdout) process.stdout.write(lines);
+  else writeFileAtomic(options.out, lines);
 
   const summary = summarizeRollout(samples, episodes);
-  const print = options.print ?? ((text: string) => process.stdout.write(text));
-  print(formatSummary(config, summary, count, options.out, advantages));
+  const print = options.print ?? ((text: string) => (toStdout ? process.stderr : process.stdout).write(text));
+  print(formatSummary(config, summary, count, toStdout ? 'stdout' : options.out, advantages));
   return { config, summary, groups: advantages.groups, droppedGroups: advantages.droppedGroups, droppedSamples: advantages.droppedSamples };
 }
 
@@ -104,7 +111,7 @@ export function rolloutCommand(): Command {
   return new Command('rollout')
     .description('play a team on a batch of tasks without training; write the samples as JSONL')
     .argument('<config>', 'run config (YAML or JSON), e.g. examples/plan-path.yaml')
-    .requiredOption('--out <file>', 'where to write the samples (.jsonl)')
+    .requiredOption('--out <file>', 'where to write the samples (.jsonl), or - for stdout (the summary then goes to stderr)')
     .option('--set <key=value>', 'override one config key (repeatable), e.g. --set rollout.k=8', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--tasks <n>', 'number of tasks (overrides rollout.tasks)', (v: string) => {
       const n = Number(v);
