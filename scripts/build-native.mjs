@@ -58,3 +58,4 @@ if (result.status !== 0) {
   const lines = `${result.stderr ?? ''}`.split('\n').filter((l) => /error/i.test(l));
   warn(`${lines[0]?.trim().slice(0, 160) ?? 'node-gyp failed'}; see native/build.log`);
 }
+console.warn('troupe: native backend built (C++ kernels); Troupe will use it');

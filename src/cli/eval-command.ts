@@ -11,10 +11,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../config/load-config.js';
+import { readConfig } from '../config/read-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
-import { getTask } from '../envs/registry.js';
+import { getTask, type AnyTaskDefinition } from '../envs/registry.js';
 import { evaluate, type EvalResult } from '../train/evaluate.js';
 import { playingPolicies } from '../train/playing-policies.js';
 import { TroupeError } from '../util/errors.js';
@@ -22,7 +22,10 @@ import { backendOption, withBackendSet } from './backend-option.js';
 import { watchPolicies } from './eval-progress.js';
 
 export interface EvalCommandOptions {
-  readonly target: string;
+  /** A run folder or a config file (or, from the API, the config as an object). */
+  readonly target: string | Readonly<Record<string, unknown>>;
+  /** Task definitions from code (defineTask). */
+  readonly definitions?: readonly AnyTaskDefinition[];
   readonly set?: readonly string[];
   /** Held-out tasks (default train.eval_tasks). */
   readonly tasks?: number;
@@ -31,15 +34,16 @@ export interface EvalCommandOptions {
 }
 
 export async function runEvalCommand(options: EvalCommandOptions): Promise<EvalResult & { source: string; name: string }> {
-  const isRun = existsSync(options.target) && statSync(options.target).isDirectory();
-  const configPath = isRun ? join(options.target, 'config.yaml') : options.target;
-  if (isRun && !existsSync(configPath)) {
-    throw new TroupeError('input', `${options.target} is a folder without config.yaml; give a run folder (runs/<name>) or a config file`);
+  const target = options.target;
+  const isRun = typeof target === 'string' && existsSync(target) && statSync(target).isDirectory();
+  const configPath = isRun ? join(target, 'config.yaml') : target;
+  if (isRun && !existsSync(configPath as string)) {
+    throw new TroupeError('input', `${target} is a folder without config.yaml; give a run folder (runs/<name>) or a config file`);
   }
-  const config = loadConfig(configPath, options.set ?? []);
+  const config = await readConfig({ config: configPath, set: options.set ?? [], tasks: options.definitions ?? [] });
   const task = getTask(config.tasks.name);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
-  const players = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? options.target : undefined);
+  const players = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? (target as string) : undefined);
   const { source, dispose } = players;
   const watch = watchPolicies(players.policyFor, { label: `eval ${config.name}`, everyMs: options.progress?.everyMs ?? 0, ...(options.progress ? { stream: options.progress.stream } : {}) });
   const policyFor = watch.policyFor;

@@ -1,19 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `troupe` command. Each subcommand lives in its own file and registers itself here
- * explicitly (no discovery), so `troupe --help` lists exactly what this file names.
+ * The `troupe` command. Subcommands are listed explicitly in command-table.ts (no discovery);
+ * only the one being run is imported, so `troupe --help` lists them all without loading any.
  *
  *   npx troupe --help
  */
 import { Command } from 'commander';
 import { TroupeError } from '../util/errors.js';
-import { rolloutCommand } from './rollout-command.js';
-import { trainCommand } from './train-command.js';
-import { evalCommand } from './eval-command.js';
-import { reportCommand } from './report-command.js';
-import { registerModelCommand } from './model-command.js';
-import { benchCommand } from './bench-command.js';
-import { serveCommand } from './serve-command.js';
+import { commandTable } from './command-table.js';
 
 const program = new Command();
 program
@@ -22,16 +16,15 @@ program
   .version('0.1.0')
   .showHelpAfterError();
 
-// Subcommands (one line each, in the order `--help` shows them):
-program.addCommand(trainCommand());
-program.addCommand(evalCommand());
-program.addCommand(reportCommand());
-program.addCommand(rolloutCommand());
-registerModelCommand(program);
-program.addCommand(benchCommand());
-program.addCommand(serveCommand());
+// The first argument that is not an option names the subcommand; `troupe help train` names it second.
+const args = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const wanted = args[0] === 'help' ? args[1] : args[0];
 
 try {
+  for (const entry of commandTable) {
+    if (entry.name === wanted) await entry.load(program);
+    else program.command(entry.name).description(entry.summary);
+  }
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof TroupeError) {

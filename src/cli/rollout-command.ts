@@ -13,14 +13,15 @@
  */
 import { Command } from 'commander';
 import { computeAdvantages } from '../algo/compute-advantages.js';
-import { loadConfig } from '../config/load-config.js';
+import { readConfig } from '../config/read-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
-import { getTask } from '../envs/registry.js';
+import { getTask, type AnyTaskDefinition } from '../envs/registry.js';
 import { rollout } from '../rollout/rollout.js';
 import { sampleToJson } from '../rollout/sample-json.js';
+import type { EpisodeStats, Sample } from '../rollout/types.js';
 import { summarizeRollout, type RolloutSummary } from '../rollout/summarize-rollout.js';
 import { playingPolicies } from '../train/playing-policies.js';
 import { successOf, trainSuccessName } from '../train/metrics/success-of.js';
@@ -28,11 +29,14 @@ import { TroupeError } from '../util/errors.js';
 import { backendOption, withBackendSet } from './backend-option.js';
 
 export interface RolloutCommandOptions {
-  readonly config: string;
+  /** A config file, or (from the API) the config as an object. */
+  readonly config: string | Readonly<Record<string, unknown>>;
+  /** Task definitions from code (defineTask). */
+  readonly definitions?: readonly AnyTaskDefinition[];
   /** `key=value` overrides, as given to --set. */
   readonly set?: readonly string[];
-  /** The samples' file, or `-` for stdout. */
-  readonly out: string;
+  /** The samples' file, or `-` for stdout; the API may leave it out (the samples come back in the result). */
+  readonly out?: string;
   /** Number of tasks; overrides rollout.tasks. */
   readonly tasks?: number;
   /** Where the summary goes. Default: stdout, or stderr when the samples go to stdout. */
@@ -45,10 +49,13 @@ export interface RolloutCommandResult {
   readonly groups: number;
   readonly droppedGroups: number;
   readonly droppedSamples: number;
+  /** Every sample (advantages set), as written to `out`. */
+  readonly samples: readonly Sample[];
+  readonly episodes: readonly EpisodeStats[];
 }
 
 export async function runRolloutCommand(options: RolloutCommandOptions): Promise<RolloutCommandResult> {
-  const config = loadConfig(options.config, options.set ?? []);
+  const config = await readConfig({ config: options.config, set: options.set ?? [], tasks: options.definitions ?? [] });
   const count = options.tasks ?? config.rollout.tasks;
   if (!Number.isInteger(count) || count < 1) {
     throw new TroupeError('input', `--tasks: expected a whole number >= 1, got ${String(options.tasks)}`);
@@ -72,12 +79,12 @@ export async function runRolloutCommand(options: RolloutCommandOptions): Promise
   const lines = advantages.samples.map((s) => `${sampleToJson(s)}\n`).join('');
   const toStdout = options.out === '-';
   if (toStdout) process.stdout.write(lines);
-  else writeFileAtomic(options.out, lines);
+  else if (options.out !== undefined) writeFileAtomic(options.out, lines);
 
   const summary = summarizeRollout(samples, episodes);
   const print = options.print ?? ((text: string) => (toStdout ? process.stderr : process.stdout).write(text));
-  print(formatSummary(config, summary, count, toStdout ? 'stdout' : options.out, advantages));
-  return { config, summary, groups: advantages.groups, droppedGroups: advantages.droppedGroups, droppedSamples: advantages.droppedSamples };
+  print(formatSummary(config, summary, count, toStdout ? 'stdout' : (options.out ?? '(no file)'), advantages));
+  return { config, summary, groups: advantages.groups, droppedGroups: advantages.droppedGroups, droppedSamples: advantages.droppedSamples, samples: advantages.samples, episodes };
 }
 
 function formatSummary(

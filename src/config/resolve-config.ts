@@ -14,8 +14,11 @@ import type { JointOptions, RolloutMode } from '../rollout/types.js';
 
 export type ResolvedConfig = Omit<ParsedConfig, 'name' | 'team' | 'tasks'> & {
   name: string;
-  /** The task name and its options, defaults filled (validated by the task's optionsSchema). */
-  tasks: { name: string } & Record<string, unknown>;
+  /**
+   * The task name and its options, defaults filled (validated by the task's optionsSchema);
+   * `module`: the absolute path of the user's task module, when the config named one.
+   */
+  tasks: { name: string; module?: string } & Record<string, unknown>;
   team: ParsedConfig['team'] & { max_turns: number };
   rollout: ParsedConfig['rollout'] & { mode: RolloutMode };
   /** Defaults filled, `expand` included (all for aligned, best for cross). */
@@ -88,15 +91,18 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
   let tasks: ResolvedConfig['tasks'] | undefined;
   let defaultMaxTurns = 1;
   const rawTasks = object.tasks;
+  if (isPlainObject(rawTasks) && typeof rawTasks.module === 'string' && typeof rawTasks.name !== 'string') {
+    problems.push({ path: 'tasks.module', message: `${JSON.stringify(rawTasks.module)} is imported by readConfig (the troupe command and train/evaluate/rollout do it); this loader cannot import modules` });
+  }
   if (isPlainObject(rawTasks) && typeof rawTasks.name === 'string') {
-    const { name, ...rest } = rawTasks;
+    const { name, module, ...rest } = rawTasks;
     if (!taskNames().includes(name)) {
-      problems.push({ path: 'tasks.name', message: `unknown task ${JSON.stringify(name)}; registered tasks: ${taskNames().join(', ')}` });
+      problems.push({ path: 'tasks.name', message: `unknown task ${JSON.stringify(name)}; registered tasks: ${taskNames().join(', ')} (a task of your own: tasks.module: ./my-task.mjs)` });
     } else {
       const task = getTask(name);
       defaultMaxTurns = task.defaultMaxTurns;
       const options = task.optionsSchema.safeParse(rest);
-      if (options.success) tasks = { name, ...(options.data as Record<string, unknown>) };
+      if (options.success) tasks = { name, ...(typeof module === 'string' ? { module } : {}), ...(options.data as Record<string, unknown>) };
       else problems.push(...formatIssues(options.error.issues, rest, task.optionsSchema, ['tasks']));
     }
   }

@@ -15,8 +15,8 @@ export function rolloutOptions(config: ResolvedConfig): RolloutOptions {
   return r.mode === 'joint' ? { ...options, joint: config.magrpo } : options;
 }
 
-/** The task's own options: the `tasks` section without `name`. */
+/** The task's own options: the `tasks` section without `name` and `module`. */
 export function taskOptions(config: ResolvedConfig): Record<string, unknown> {
-  const { name: _name, ...options } = config.tasks;
+  const { name: _name, module: _module, ...options } = config.tasks;
   return options;
 }

@@ -133,7 +133,7 @@ test('tree (sequential): the plan prompt contains the tool action chosen in the 
   assert.ok(plans.length > 0);
   for (const plan of plans) {
     const tool = samples.find((s) => s.task_id === plan.task_id && s.turn === plan.turn && s.role === 'tool' && s.chosen)!;
-    assert.ok(plan.prompt.includes(`tool+${tool.response}\n`), `${plan.prompt} lacks tool+${tool.response}`);
+    assert.ok(plan.prompt.includes(`TOOL+${tool.response}\n`), `${plan.prompt} lacks TOOL+${tool.response}`);
   }
 });
 

@@ -19,9 +19,11 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import { cosineLr } from '../engine/optim/cosine-schedule.js';
-import { loadConfig } from '../config/load-config.js';
+import { readConfig } from '../config/read-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
+import { UnknownCharacterReport } from '../policy/unknown-characters.js';
 import { sampleToJson } from '../rollout/sample-json.js';
+import type { AnyTaskDefinition } from '../envs/registry.js';
 import { TinkerUnreachableError } from '../tinker/tinker-unreachable-error.js';
 import { TroupeError } from '../util/errors.js';
 import type { EvalRecord } from './metrics/types.js';
@@ -38,8 +40,11 @@ import { PIPELINE_FILE, pipelineFileText, readPipelineFile } from './async/pipel
 import { StepPipeline } from './async/step-pipeline.js';
 
 export interface TrainOptions {
-  readonly config: string;
+  /** A config file, or the config as an object. */
+  readonly config: string | Readonly<Record<string, unknown>>;
   readonly set?: readonly string[];
+  /** Task definitions from code (defineTask), playable by name in the config. */
+  readonly tasks?: readonly AnyTaskDefinition[];
   readonly runDir?: string;
   readonly resume?: boolean;
   /** Progress and messages (default process.stderr). */
@@ -90,7 +95,8 @@ export function defaultRunDir(config: ResolvedConfig): string {
 }
 
 export async function runTraining(options: TrainOptions): Promise<TrainResult> {
-  const config = loadConfig(options.config, options.set ?? []);
+  const config = await readConfig({ config: options.config, set: options.set ?? [], tasks: options.tasks ?? [] });
+  const configPath = typeof options.config === 'string' ? options.config : 'CONFIG';
   const runDir = options.runDir ?? defaultRunDir(config);
   const metricsPath = join(runDir, 'metrics.jsonl');
   const stream = options.stream ?? process.stderr;
@@ -126,13 +132,13 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
     },
   });
   try {
-    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, allowEngineChange: options.allowEngineChange ?? false, stopAfterSteps: options.stopAfterSteps, configPath: options.config });
+    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, allowEngineChange: options.allowEngineChange ?? false, stopAfterSteps: options.stopAfterSteps, configPath });
   } catch (error) {
     if (!(error instanceof TinkerUnreachableError)) throw error;
     // The service went away mid-run: everything written so far stays; say how to go on.
     const newest = listCheckpoints(runDir).at(-1);
     const kept = newest === undefined ? 'no checkpoint yet, so --resume starts the RL steps over' : `the newest checkpoint is step ${newest.step}`;
-    throw new TroupeError('policy', `${error.message}. The run folder keeps every record and checkpoint written (${kept}); once the service is back, continue with: troupe train ${options.config} --resume --run-dir ${runDir}`, { cause: error });
+    throw new TroupeError('policy', `${error.message}. The run folder keeps every record and checkpoint written (${kept}); once the service is back, continue with: troupe train ${configPath} --resume --run-dir ${runDir}`, { cause: error });
   } finally {
     setup.dispose();
   }
@@ -185,12 +191,14 @@ async function trainLoop(
   };
   process.on('SIGINT', onSignal);
   const progress = new ProgressDisplay({ stream: ctx.stream, total: t.steps, startAt: first });
+  const unknownChars = new UnknownCharacterReport(setup.tokenizer, ctx.log);
   let step = first;
   try {
     for (; step < t.steps; step++) {
       const lr = cosineLr({ step, warmupSteps: t.warmup_steps, totalSteps: t.steps, maxLr: t.lr, minLr: t.lr * t.min_lr_ratio });
       const { record, samples } = await pipeline.step(step, lr);
       ctx.metrics.write({ ...record, elapsed_s: ctx.elapsed() });
+      unknownChars.check(samples);
       const last = step === t.steps - 1;
       const every = (n: number) => n > 0 && (step + 1) % n === 0;
       if (every(t.samples_every) || (last && t.samples_every > 0)) {

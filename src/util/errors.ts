@@ -12,7 +12,8 @@ export type ErrorCategory =
   | 'engine' // the numeric engine cannot do what was asked (shape mismatch, out of memory)
   | 'io' // reading or writing files failed
   | 'policy' // a policy backend failed (server unreachable, bad response)
-  | 'sandbox'; // the code sandbox could not run at all
+  | 'sandbox' // the code sandbox could not run at all
+  | 'task'; // a user's task definition broke its contract (a role threw, a prompt is not deterministic)
 
 export class TroupeError extends Error {
   readonly category: ErrorCategory;

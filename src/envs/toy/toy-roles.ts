@@ -16,9 +16,10 @@ export const PARSE_PENALTY = -0.2;
 export const ANSWER_MARKER = 'A:';
 
 function compactPrompt(role: string, env: ToyEnv): string {
-  // e.g. "T7 V3 H tool+1 plan+2\nplan A:"
-  const history = env.history.length > 0 ? ` H ${env.history.join(' ')}` : '';
-  return `T${env.target} V${env.value}${history}\n${role} ${ANSWER_MARKER}`;
+  // e.g. "T7 V3 H TOOL+1 PLAN+2\nPLAN A:". Upper case: the small models' character tokenizer
+  // has no lower-case letters, and `tool` and `plan` would both read as four unknown tokens.
+  const history = env.history.length > 0 ? ` H ${env.history.join(' ').toUpperCase()}` : '';
+  return `T${env.target} V${env.value}${history}\n${role.toUpperCase()} ${ANSWER_MARKER}`;
 }
 
 function naturalPrompt(role: string, env: ToyEnv): string {

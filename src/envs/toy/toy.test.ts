@@ -31,7 +31,7 @@ test('rewards: progress per unit, overshoot penalty, parse penalty, global rewar
 test('prompts show the target, the value and every earlier move', () => {
   const env = new ToyEnv('toy/train/0', 7);
   createToyRole('tool', 'compact').step(env, { ok: true, action: 2 }, ctx);
-  assert.equal(createToyRole('plan', 'compact').prompt(env, ctx), 'T7 V2 H tool+2\nplan A:');
+  assert.equal(createToyRole('plan', 'compact').prompt(env, ctx), 'T7 V2 H TOOL+2\nPLAN A:');
   assert.match(createToyRole('plan', 'natural').prompt(env, ctx), /Target: 7\. Current value: 2\. Moves so far: tool\+2\./);
 });
 

@@ -1,0 +1,43 @@
+/**
+ * `rollout`: play a team on a batch of tasks without training, as `troupe rollout` does, and
+ * return every sample (prompt, completion, rewards, advantage).
+ */
+import { runRolloutCommand, type RolloutCommandResult } from '../cli/rollout-command.js';
+import type { AnyTaskDefinition } from '../envs/registry.js';
+
+export interface RolloutOptions {
+  /** A config file or the config as an object (policy.kind scripted, embedded, openai, ...). */
+  readonly config: string | Readonly<Record<string, unknown>>;
+  /** Task definitions (defineTask) the config plays. */
+  readonly tasks?: readonly AnyTaskDefinition[];
+  /** `key=value` overrides, as `--set` takes them. */
+  readonly set?: readonly string[];
+  /** Number of training-split tasks to play (default the config's rollout.tasks). */
+  readonly count?: number;
+  /** Also write the samples as JSON lines to this file. */
+  readonly out?: string;
+}
+
+export type RolloutResult = RolloutCommandResult;
+
+/**
+ * Plays tasks with the config's sampling mode and policies; the same config and seed give the
+ * same samples.
+ *
+ * @example
+ * ```ts
+ * import { rollout } from 'troupe';
+ * const { samples, summary } = await rollout({ config: { tasks: { name: 'guess' }, policy: { kind: 'scripted', skill: 1 } }, tasks: [guess], count: 4 });
+ * console.log(summary.successRate, samples[0]?.prompt);
+ * ```
+ */
+export function rollout(options: RolloutOptions): Promise<RolloutResult> {
+  return runRolloutCommand({
+    config: options.config,
+    print: () => undefined,
+    ...(options.tasks === undefined ? {} : { definitions: options.tasks }),
+    ...(options.set === undefined ? {} : { set: options.set }),
+    ...(options.count === undefined ? {} : { tasks: options.count }),
+    ...(options.out === undefined ? {} : { out: options.out }),
+  });
+}

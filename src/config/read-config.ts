@@ -1,0 +1,89 @@
+/**
+ * The one way a config becomes a resolved config when user tasks may be involved: a YAML/JSON
+ * file or a plain object, `--set` overrides, the user's task definitions passed in code, and a
+ * `tasks.module` to import (a path relative to the config file; its default export is the task
+ * definition). Everything is registered before the config is resolved, so the rest of Troupe
+ * sees a user task exactly as it sees a built-in one.
+ *
+ * ```ts
+ * const config = await readConfig({ config: 'run.yaml', set: ['train.steps=10'] });
+ * ```
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { notATaskDefinition, registerTask, type AnyTaskDefinition } from '../envs/registry.js';
+import { TroupeError } from '../util/errors.js';
+import { applyOverrides, parseOverride } from './apply-overrides.js';
+import { parseConfigText } from './load-config.js';
+import { resolveConfig, type ResolvedConfig } from './resolve-config.js';
+
+export interface ConfigInput {
+  /** A config file (YAML or JSON) or the config as an object. */
+  readonly config: string | Readonly<Record<string, unknown>>;
+  /** `key=value` overrides, as `--set` takes them. */
+  readonly set?: readonly string[];
+  /** Task definitions from code; with one task and no `tasks:` section, the config plays it. */
+  readonly tasks?: readonly AnyTaskDefinition[];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Imports a task module and registers its default export; returns the task's name. */
+async function importTaskModule(path: string, shown: string): Promise<string> {
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const hint =
+      code === 'ERR_MODULE_NOT_FOUND' && !/Cannot find package/.test(String((error as Error).message))
+        ? `no such file ${path} (the path is relative to the config file)`
+        : code === 'ERR_UNKNOWN_FILE_EXTENSION' && ['.ts', '.mts', '.cts'].includes(extname(path))
+          ? 'Node cannot import TypeScript by itself; run troupe under tsx (npx tsx node_modules/troupe/dist/src/cli/main.js ...) or compile the task to .mjs'
+          : `importing it failed: ${(error as Error).message.split('\n')[0]}`;
+    throw new TroupeError('config', `tasks.module ${shown}: ${hint}`, { cause: error });
+  }
+  const problem = notATaskDefinition(module.default);
+  if (problem !== undefined) throw new TroupeError('config', `tasks.module ${shown}: its default export is not a task definition: ${problem} (export default defineTask({...}))`);
+  const task = module.default as AnyTaskDefinition;
+  registerTask(task, path);
+  return task.name;
+}
+
+/** Reads, overrides, registers user tasks and resolves; every problem is one TroupeError line. */
+export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
+  for (const task of input.tasks ?? []) registerTask(task, 'the tasks option');
+  const fromFile = typeof input.config === 'string';
+  const source = fromFile ? (input.config as string) : 'config';
+  let raw: unknown;
+  if (fromFile) {
+    let text: string;
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (error) {
+      throw new TroupeError('config', `cannot read config file ${source}: ${(error as Error).message}`, { cause: error });
+    }
+    raw = parseConfigText(text, source) ?? {};
+  } else {
+    raw = structuredClone(input.config);
+  }
+  const overrides = (input.set ?? []).map(parseOverride);
+  if (!isPlainObject(raw)) return resolveConfig(raw, { source, overrides });
+  let object = applyOverrides(raw, overrides);
+  const only = input.tasks?.length === 1 ? input.tasks[0]! : undefined;
+  if (object.tasks === undefined && only !== undefined) object = { ...object, tasks: { name: only.name } };
+  const tasks = object.tasks;
+  if (isPlainObject(tasks) && typeof tasks.module === 'string') {
+    const baseDir = fromFile ? dirname(resolve(source)) : process.cwd();
+    const path = isAbsolute(tasks.module) ? tasks.module : resolve(baseDir, tasks.module);
+    const name = await importTaskModule(path, JSON.stringify(tasks.module));
+    if (tasks.name !== undefined && tasks.name !== name) {
+      throw new TroupeError('config', `${source}: tasks.name ${JSON.stringify(tasks.name)} differs from the name of the task in tasks.module (${JSON.stringify(name)}); drop tasks.name`);
+    }
+    object = { ...object, tasks: { ...tasks, name, module: path } };
+  }
+  return resolveConfig(object, { source, overrides });
+}
