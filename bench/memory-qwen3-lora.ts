@@ -10,8 +10,8 @@ import os from 'node:os';
 import { flag, peakRss } from './process-stats.js';
 import { Tape } from '../src/engine/autograd/tape.js';
 import { createWasmKernels } from '../src/engine/kernels/wasm-kernels.js';
-import { llamaConfig, type LlamaConfig } from '../src/engine/model/llama-config.js';
 import { LlamaModel } from '../src/engine/model/llama-model.js';
+import { qwen3Shape } from '../src/engine/model/random-bf16-model.js';
 import { llamaParameterShapes, LINEAR_MODULES } from '../src/engine/model/llama-params.js';
 import { AdamW } from '../src/engine/optim/adamw.js';
 import { Tensor } from '../src/engine/tensor.js';
@@ -19,11 +19,7 @@ import { countingKernels } from '../src/engine/train-memory.js';
 import { Rng } from '../src/util/rng.js';
 
 const GIB = 2 ** 30;
-export const QWEN3_06B: LlamaConfig = {
-  ...llamaConfig({ hidden: 1024, layers: 28, heads: 16, kvHeads: 8, headDim: 128, intermediate: 3072, vocab: 151936, tied: true, context: 40960, ropeTheta: 1e6, rmsNormEps: 1e-6 }),
-  architectures: ['Qwen3ForCausalLM'],
-  model_type: 'qwen3',
-};
+const QWEN3_06B = qwen3Shape();
 
 const threads = flag('--threads', 2) === 1 ? 1 : 2;
 const batch = flag('--batch', 4);

@@ -28,8 +28,19 @@ export const trainSection = z
      * to the model: about 1 GiB of activations, at most 16384 tokens (train/micro-batch-tokens.ts).
      */
     micro_batch_tokens: z.union([z.literal('auto'), z.number().int().min(64).max(1_048_576)]).default('auto'),
-    /** Largest tolerated gap between sampling-time and learner logprobs (stale-weight check). */
+    /** Largest tolerated gap between sampling-time and learner logprobs (stale-weight check) when old_logprobs is sampler. */
     logprob_tolerance: z.number().positive().default(1e-3),
+    /**
+     * PPO's "old" policy: the logprobs recorded at sampling (`sampler`), or the learner's own
+     * recomputation with a truncated importance weight min(exp(learner - sampler), tis_cap) per
+     * token (`learner`: decoupled PPO). `auto`: learner for a bf16 base, whose sampling and
+     * training paths round differently (train/logprob-gap.ts), sampler otherwise.
+     */
+    old_logprobs: z.enum(['auto', 'sampler', 'learner']).default('auto'),
+    /** Cap of the truncated importance weight (old_logprobs learner). */
+    tis_cap: z.number().min(1).max(1000).default(2),
+    /** Largest tolerated mean gap per token when old_logprobs is learner: above it the weights differ. */
+    logprob_gap_limit: z.number().positive().default(0.05),
     /** Evaluate on held-out tasks every N steps (and at the end); 0 = only at the end. */
     eval_every: z.number().int().min(0).default(10),
     eval_tasks: z.number().int().min(1).max(100_000).default(200),

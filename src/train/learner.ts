@@ -11,7 +11,11 @@
  * Stale-weight check: before the step, the recomputed logprobs of every token must equal the
  * ones recorded at sampling time (same weights, so the same numbers up to float rounding).
  * A larger gap means the sampler did not sample from this learner's current weights, and the
- * update stops with an error instead of training on a silently wrong ratio.
+ * update stops with an error instead of training on a silently wrong ratio. On a bf16 base
+ * the two paths round differently, so by default there the learner's recomputation is PPO's
+ * "old" policy, the sampler's logprobs give each token a truncated importance weight (which
+ * also corrects stale samples in asynchronous training: decoupled PPO), and only a mean gap
+ * far above the rounding one stops the run (logprob-gap.ts).
  */
 import { BufferPool } from '../engine/autograd/buffer-pool.js';
 import { Tape } from '../engine/autograd/tape.js';
@@ -21,6 +25,7 @@ import { AdamW, type AdamWState } from '../engine/optim/adamw.js';
 import { clipGradNorm } from '../engine/optim/clip-grad-norm.js';
 import { policyLoss, type PolicyLossOptions } from '../algo/policy-loss.js';
 import { TroupeError } from '../util/errors.js';
+import { GapTally, logprobGap, resolveOldLogprobs, type LogprobGap, type OldLogprobsSetting, type OldLogprobsSource } from './logprob-gap.js';
 
 /** What a learner trains on: one sampled response with its advantage. */
 export interface TrainingSequence {
@@ -44,9 +49,18 @@ export interface LearnerOptions {
   readonly weightDecay: number;
   /** Most (prompt + response) tokens per micro-batch: bounds memory, not the result. */
   readonly microBatchTokens: number;
-  /** Largest |recorded - recomputed| logprob tolerated before the stale-weight error. */
+  /** Largest |recorded - recomputed| logprob tolerated before the stale-weight error (old logprobs from the sampler). */
   readonly logprobTolerance: number;
+  /** Whose logprobs are PPO's "old" policy (logprob-gap.ts); default auto. */
+  readonly oldLogprobs?: OldLogprobsSetting;
+  /** Cap of the truncated importance weight when the learner's recomputation is the old policy; default 2. */
+  readonly tisCap?: number;
+  /** Largest mean |recorded - recomputed| logprob of a micro-batch's fresh tokens tolerated then; default 0.05. */
+  readonly logprobGapLimit?: number;
 }
+
+/** Called after each micro-batch of an update (progress on big models). */
+export type MicroBatchProgress = (done: number, total: number) => void;
 
 /** The frozen policy a KL penalty pulls towards: a model, optionally through an adapter. */
 export interface ReferencePolicy {
@@ -67,6 +81,15 @@ export interface UpdateMetrics {
   readonly sequences: number;
   /** Largest |recorded - recomputed| logprob seen (the stale-weight check's margin). */
   readonly max_logprob_gap: number;
+  /** Mean |recorded - recomputed| logprob per token. */
+  readonly mean_logprob_gap: number;
+  /** Whose logprobs were PPO's "old" policy. */
+  readonly old_logprobs: OldLogprobsSource;
+  /** The truncated importance weights (mean, range, fraction at the cap); absent when old_logprobs is sampler. */
+  readonly is_weight_mean?: number;
+  readonly is_weight_min?: number;
+  readonly is_weight_max?: number;
+  readonly is_truncated_fraction?: number;
 }
 
 export class Learner {
@@ -78,6 +101,7 @@ export class Learner {
   private readonly reference: ReferencePolicy | undefined;
   /** The ids its policy's sampler masks (logit-mask.ts): the learner's softmax leaves them out too. */
   private readonly logitMask: ArrayLike<number>;
+  private readonly oldLogprobs: OldLogprobsSource;
 
   constructor(init: { policyId: string; model: LlamaModel; adapter?: string; options: LearnerOptions; reference?: ReferencePolicy; logitMask?: ArrayLike<number> }) {
     this.policyId = init.policyId;
@@ -86,6 +110,7 @@ export class Learner {
     this.options = init.options;
     this.reference = init.reference;
     this.logitMask = init.logitMask ?? [];
+    this.oldLogprobs = resolveOldLogprobs(init.options.oldLogprobs ?? 'auto', init.model);
     if (init.options.loss.klCoef !== 0 && !init.reference) {
       throw new TroupeError('config', `policy '${init.policyId}': a KL coefficient is set but there is no reference policy to compare with`);
     }
@@ -97,8 +122,8 @@ export class Learner {
   }
 
   /** One policy-gradient step at learning rate `lr` on this policy's sequences. */
-  update(sequences: readonly TrainingSequence[], lr: number): UpdateMetrics {
-    return this.step(sequences, lr, this.options.loss, true);
+  update(sequences: readonly TrainingSequence[], lr: number, progress?: MicroBatchProgress): UpdateMetrics {
+    return this.step(sequences, lr, this.options.loss, true, progress);
   }
 
   /**
@@ -123,7 +148,7 @@ export class Learner {
     this.optimizer.dispose();
   }
 
-  private step(sequences: readonly TrainingSequence[], lr: number, loss: PolicyLossOptions, checkStale: boolean): UpdateMetrics {
+  private step(sequences: readonly TrainingSequence[], lr: number, loss: PolicyLossOptions, checkStale: boolean, progress?: MicroBatchProgress): UpdateMetrics {
     for (const [i, s] of sequences.entries()) {
       if (s.oldLogprobs.length !== s.responseIds.length) {
         throw new TroupeError('invariant', `internal invariant broken: sequence ${i} of policy '${this.policyId}' has ${s.responseIds.length} tokens but ${s.oldLogprobs.length} recorded logprobs`);
@@ -131,13 +156,16 @@ export class Learner {
     }
     const usable = sequences.filter((s) => s.responseIds.length > 0);
     const totalTokens = usable.reduce((n, s) => n + s.responseIds.length, 0);
-    const totals = { loss: 0, clipped: 0, kl: 0, entropy: 0, gap: 0 };
+    const totals = { loss: 0, clipped: 0, kl: 0, entropy: 0 };
+    const gaps = new GapTally();
+    const decoupled = checkStale && this.oldLogprobs === 'learner';
     // One pool for the step's micro-batches: the later ones reuse the arrays of the first
     // instead of allocating them again (~1 GB a 256-token row of a 0.6B model, which on the
     // native backend also sets V8 collecting); all of it goes back when the step ends.
     const pool = new BufferPool(this.model.kernels);
     try {
-      for (const micro of microBatches(usable, this.options.microBatchTokens)) {
+      const micros = microBatches(usable, this.options.microBatchTokens);
+      for (const [m, micro] of micros.entries()) {
         const microTokens = micro.reduce((n, s) => n + s.responseIds.length, 0);
         // Rescale the micro-batch's own aggregation to the whole batch's (see policy-loss.ts).
         const scale = loss.aggregation === 'token-mean' ? microTokens / totalTokens : micro.length / usable.length;
@@ -147,9 +175,18 @@ export class Learner {
           const scored = this.model.tokenLogprobs(tape, pairs, { adapter: this.adapter, entropy: true, logitMask: this.logitMask });
           const flat = flatten(micro);
           const logprobs_N = scored.logprobs.data;
-          if (checkStale) totals.gap = Math.max(totals.gap, this.checkFresh(logprobs_N, flat.oldLogprobs_N, flat.fresh_N));
+          if (checkStale) {
+            this.checkFresh(logprobGap(logprobs_N, flat.oldLogprobs_N, flat.fresh_N));
+            gaps.addGap(logprobGap(logprobs_N, flat.oldLogprobs_N));
+          }
           const refLogprobs_N = loss.klCoef !== 0 ? this.referenceLogprobs(pairs) : undefined;
-          const result = policyLoss({ oldLogprobs_N: flat.oldLogprobs_N, advantages_N: flat.advantages_N, sequence_N: flat.sequence_N, logprobs_N, refLogprobs_N }, loss);
+          const tokens = { advantages_N: flat.advantages_N, sequence_N: flat.sequence_N, logprobs_N, refLogprobs_N };
+          // Decoupled: the recomputation (taken before this update's step) is the old policy,
+          // the sampler's logprobs the behaviour policy that weights each token.
+          const result = decoupled
+            ? policyLoss({ ...tokens, oldLogprobs_N: Float64Array.from(logprobs_N), behaviourLogprobs_N: flat.oldLogprobs_N }, { ...loss, tisCap: this.options.tisCap ?? 2 })
+            : policyLoss({ ...tokens, oldLogprobs_N: flat.oldLogprobs_N }, loss);
+          if (result.importance !== null) gaps.addWeights(result.importance);
           const grad = new Float32Array(result.dLogprobs_N.length);
           for (let i = 0; i < grad.length; i++) grad[i] = result.dLogprobs_N[i]! * scale;
           tape.backward(scored.logprobs, grad);
@@ -160,6 +197,7 @@ export class Learner {
         } finally {
           tape.dispose();
         }
+        progress?.(m + 1, micros.length);
       }
     } finally {
       pool.clear();
@@ -172,6 +210,7 @@ export class Learner {
     this.optimizer.step(lr);
     this.optimizer.zeroGrad();
     const perToken = (x: number) => (totalTokens === 0 ? 0 : x / totalTokens);
+    const gap = gaps.summary();
     return {
       loss: totals.loss,
       clip_fraction: perToken(totals.clipped),
@@ -180,27 +219,35 @@ export class Learner {
       grad_norm: gradNorm,
       tokens: totalTokens,
       sequences: usable.length,
-      max_logprob_gap: totals.gap,
+      max_logprob_gap: gap.max,
+      mean_logprob_gap: gap.mean,
+      old_logprobs: decoupled ? 'learner' : 'sampler',
+      ...gap.weights,
     };
   }
 
-  /** The largest gap over all tokens; an error when a fresh token's gap exceeds the tolerance. */
-  private checkFresh(logprobs_N: Float32Array, oldLogprobs_N: Float64Array, fresh_N: Uint8Array): number {
-    let gap = 0;
-    let freshGap = 0;
-    for (let i = 0; i < logprobs_N.length; i++) {
-      const d = Math.abs(logprobs_N[i]! - oldLogprobs_N[i]!);
-      gap = Math.max(gap, d);
-      if (fresh_N[i] === 1) freshGap = Math.max(freshGap, d);
+  /** Stops the update when the fresh tokens' gap says the sampler used other weights. */
+  private checkFresh(fresh: LogprobGap): void {
+    if (this.oldLogprobs === 'sampler') {
+      if (!(fresh.max <= this.options.logprobTolerance)) {
+        throw new TroupeError(
+          'invariant',
+          `policy '${this.policyId}': logprobs recorded at sampling differ from the learner's by up to ${fresh.max.toExponential(2)} ` +
+            `(tolerance ${this.options.logprobTolerance}, train.logprob_tolerance); the sampler did not use this learner's current weights` +
+            (this.model.baseDtype === 'bf16' ? `, or the bf16 rounding gap is larger: set train.old_logprobs: learner (or auto)` : ''),
+        );
+      }
+      return;
     }
-    if (!(freshGap <= this.options.logprobTolerance)) {
+    const limit = this.options.logprobGapLimit ?? 0.05;
+    const mean = fresh.count === 0 ? 0 : fresh.sum / fresh.count;
+    if (!(mean <= limit)) {
       throw new TroupeError(
         'invariant',
-        `policy '${this.policyId}': logprobs recorded at sampling differ from the learner's by up to ${freshGap.toExponential(2)} ` +
-          `(tolerance ${this.options.logprobTolerance}); the sampler did not use this learner's current weights`,
+        `policy '${this.policyId}': logprobs recorded at sampling differ from the learner's by ${mean.toExponential(2)} per token on average ` +
+          `(limit ${limit}, train.logprob_gap_limit), far above bf16 rounding; the sampler did not use this learner's current weights`,
       );
     }
-    return gap;
   }
 
   private referenceLogprobs(pairs: readonly ScoringPair[]): Float32Array {

@@ -37,6 +37,10 @@ export interface PolicyUpdate {
   /** Asynchronous training: range of the truncated importance weights min(pi_learner / pi_sampler, C). */
   readonly is_weight_min?: number;
   readonly is_weight_max?: number;
+  /** Mean |sampling - learner| logprob per token, and the truncated importance weights' mean and share at the cap (logprob-gap.ts). */
+  readonly mean_logprob_gap?: number;
+  readonly is_weight_mean?: number;
+  readonly is_truncated_fraction?: number;
 }
 
 /** One policy of the map: the trainer loop sees only `policy`, `roles` and `update`. */

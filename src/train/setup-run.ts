@@ -53,6 +53,9 @@ export function learnerOptions(config: ResolvedConfig, models: readonly LlamaCon
     weightDecay: t.weight_decay,
     microBatchTokens: resolveMicroBatchTokens(t.micro_batch_tokens, models),
     logprobTolerance: t.logprob_tolerance,
+    oldLogprobs: t.old_logprobs,
+    tisCap: t.tis_cap,
+    logprobGapLimit: t.logprob_gap_limit,
   };
 }
 

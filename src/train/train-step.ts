@@ -16,6 +16,7 @@ import type { EpisodeStats, RolloutOptions, Sample } from '../rollout/types.js';
 import { successOf } from './metrics/success-of.js';
 import type { PolicyTrainMetrics, RoleTrainMetrics, TrainRecord } from './metrics/types.js';
 import type { PolicySet, PolicyUpdate } from './policy-set.js';
+import { gapMetrics } from './logprob-gap.js';
 import { routeSamples } from './router.js';
 
 export interface TrainStepInput<E extends Env> {
@@ -98,7 +99,7 @@ export async function updateStep<E extends Env>(input: TrainStepInput<E>, rolled
   const policies: Record<string, PolicyTrainMetrics> = {};
   for (const id of input.policies.members.keys()) {
     const m = updates.get(id);
-    policies[id] = m ? { loss: m.loss, clip_fraction: m.clip_fraction, kl: m.kl, entropy: m.entropy, grad_norm: m.grad_norm, tokens: m.tokens } : { loss: null, clip_fraction: null, kl: null, entropy: null, grad_norm: null, tokens: 0 };
+    policies[id] = m ? { loss: m.loss, clip_fraction: m.clip_fraction, kl: m.kl, entropy: m.entropy, grad_norm: m.grad_norm, tokens: m.tokens, ...gapMetrics(m) } : { loss: null, clip_fraction: null, kl: null, entropy: null, grad_norm: null, tokens: 0 };
   }
   const updateSeconds = (performance.now() - started) / 1000;
 

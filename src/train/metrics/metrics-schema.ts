@@ -18,6 +18,10 @@ const policyTrain = z.looseObject({
   entropy: metric,
   grad_norm: metric,
   tokens: count,
+  logprob_gap_max: metric.optional(),
+  logprob_gap_mean: metric.optional(),
+  is_weight_mean: metric.optional(),
+  is_truncated_fraction: metric.optional(),
 });
 
 const trainRecord = z.looseObject({

@@ -68,6 +68,15 @@ export interface PolicyTrainMetrics {
   readonly grad_norm: Metric;
   /** Response tokens this policy was trained on this step. */
   readonly tokens: number;
+  /**
+   * Largest and mean per-token |sampling-time - learner| logprob: float rounding (~1e-6 in
+   * float32, ~1e-3 on a bf16 base) unless the sampler used other weights. Absent on older runs.
+   */
+  readonly logprob_gap_max?: Metric;
+  readonly logprob_gap_mean?: Metric;
+  /** Mean truncated importance weight, and the fraction of tokens at train.tis_cap; only when old_logprobs is learner. */
+  readonly is_weight_mean?: Metric;
+  readonly is_truncated_fraction?: Metric;
 }
 
 /**
