@@ -81,7 +81,10 @@ function trainBoth(app, name, env) {
   // On a shared machine one start can wait for a core: the fastest of five is the start's own cost.
   const help = [0, 1, 2, 3, 4].map(() => run(`${name}: troupe --help`, bin, ['--help'], { cwd: app, env }).seconds).sort((a, b) => a - b);
   const bare = [0, 1, 2].map(() => run(`${name}: node -e 0`, process.execPath, ['-e', '0']).seconds).sort((a, b) => a - b);
-  check(help[0] < 1, `${name}: troupe --help in ${help.map((s) => s.toFixed(2)).join(' / ')} s (fastest under 1 s; a bare node start: ${bare[0].toFixed(2)} s)`);
+  // Under 1 s; on a machine so busy that a bare Node start alone takes 0.3 s or more, troupe's
+  // own cost over that start must stay under 0.5 s.
+  const fast = help[0] < 1 || (bare[0] >= 0.3 && help[0] - bare[0] < 0.5);
+  check(fast, `${name}: troupe --help in ${help.map((s) => s.toFixed(2)).join(' / ')} s (a bare node start: ${bare[0].toFixed(2)} s)`);
 
   const api = run(`${name}: train + evaluate through the API`, process.execPath, ['train-relay.js'], { cwd: app, env });
   const scores = JSON.parse(api.out.trim().split('\n').at(-1));

@@ -53,7 +53,15 @@ async function importTaskModule(path: string, shown: string): Promise<string> {
   return task.name;
 }
 
-/** Reads, overrides, registers user tasks and resolves; every problem is one TroupeError line. */
+/**
+ * Reads, overrides, registers user tasks and resolves; every problem is one TroupeError line.
+ *
+ * @example
+ * ```ts
+ * const config = await readConfig({ config: 'relay.yaml', set: ['train.steps=10'] });
+ * config.tasks; // { name: 'relay', module: '/abs/path/relay.js', digits: 10 }
+ * ```
+ */
 export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
   for (const task of input.tasks ?? []) registerTask(task, 'the tasks option');
   const fromFile = typeof input.config === 'string';

@@ -1,5 +1,5 @@
 /**
- * The task-side vocabulary of Troupe (see DESIGN.md). Read this file first.
+ * The task-side vocabulary of Troupe, exported by the package root. Read this file first.
  *
  * A *task* is one seeded problem instance; its *Env* is the live state of that task during an
  * episode. A *Role* is one agent of a team: it turns the env into a prompt, the model's text
@@ -8,12 +8,20 @@
  * policy (model) plays a role.
  *
  * Writing a new task takes exactly: a TaskSource (generator or dataset reader), an Env class
- * (state + transitions + clone), one Role per agent, and the Team's global reward.
- * docs/new-task.md walks through a complete example.
+ * (state + transitions + clone), one Role per agent, and the Team's global reward;
+ * `defineTask` (define-task.ts) assembles them. docs/new-task.md walks through a complete example.
  */
 import type { Rng } from '../util/rng.js';
 
-/** The outcome of parsing model text into an action. A failure is data, never an exception. */
+/**
+ * The outcome of parsing model text into an action. A failure is data, never an exception.
+ *
+ * @example
+ * ```ts
+ * const digit = (text: string): ParseResult<number> =>
+ *   /^\d/.test(text) ? { ok: true, action: Number(text[0]) } : { ok: false, reason: 'expected a digit' };
+ * ```
+ */
 export type ParseResult<A> = { ok: true; action: A } | { ok: false; reason: string };
 
 /** Where in the episode a role is acting. Turns are 0-based. */
@@ -25,6 +33,17 @@ export interface TurnContext {
 /**
  * Live state of one task. Tree sampling clones it once per branch, so `clone()` must be a deep
  * copy sharing no mutable state with the original (immutable task data may be shared).
+ *
+ * @example
+ * ```ts
+ * class GuessEnv implements Env {
+ *   answer = -1;
+ *   constructor(readonly taskId: string, readonly secret: number) {}
+ *   get done() { return this.answer >= 0; }
+ *   get success() { return this.answer === this.secret; }
+ *   clone(): this { return Object.assign(new GuessEnv(this.taskId, this.secret), { answer: this.answer }) as this; }
+ * }
+ * ```
  */
 export interface Env {
   /** Stable id of the task instance, e.g. `plan-path/train/17`. */
@@ -38,7 +57,7 @@ export interface Env {
 
 /** What applying one action did. */
 export interface StepOutcome {
-  /** This role's own reward for the action (the "local" reward of SEEDS.md). */
+  /** This role's own reward for the action (its "local" reward; the team's is Team.globalReward). */
   readonly local: number;
   /**
    * Why the action went wrong when it did (unparseable text, invalid move, failed tool run).
@@ -53,6 +72,16 @@ export interface StepOutcome {
  * One agent of a team. `prompt` and `step` must be deterministic functions of their inputs:
  * the rollout relies on identical prompts for identical states (GRPO groups) and on clones
  * behaving exactly like the original.
+ *
+ * @example
+ * ```ts
+ * const guesser: Role<GuessEnv, number> = {
+ *   name: 'GUESS',
+ *   prompt: () => 'GUESS A DIGIT\nA:',
+ *   parse: digit,
+ *   step: (env, action) => ((env.answer = action.ok ? action.action : 10), { local: action.ok ? 0 : -0.1 }),
+ * };
+ * ```
  */
 export interface Role<E extends Env, A = unknown> {
   readonly name: string;
@@ -103,6 +132,13 @@ export type Split = 'train' | 'eval';
  * Where tasks come from: a seeded generator (unbounded) or a dataset (finite). `make` is
  * deterministic: the same (index, split) always gives an equal fresh env. Train and eval
  * splits must not share instances, so evaluation is on tasks training never saw.
+ *
+ * @example
+ * ```ts
+ * const source: TaskSource<GuessEnv> = {
+ *   make: (index, split) => new GuessEnv(`guess/${split}/${index}`, Rng.derive(seed, 'guess', split, index).int(10)),
+ * };
+ * ```
  */
 export interface TaskSource<E extends Env> {
   /** Number of tasks for a finite dataset; undefined for an unbounded generator. */
@@ -110,7 +146,15 @@ export interface TaskSource<E extends Env> {
   make(index: number, split: Split): E;
 }
 
-/** A scripted (model-free) player: reads only the prompt, like a model would. */
+/**
+ * A scripted (model-free) player: reads only the prompt, like a model would.
+ *
+ * @example
+ * ```ts
+ * const scripted: ScriptedResponder = ({ prompt, skill, rng }) =>
+ *   String(rng.next() < skill ? solve(prompt) : rng.int(10));
+ * ```
+ */
 export type ScriptedResponder = (options: {
   role: string;
   prompt: string;

@@ -1,5 +1,5 @@
 /**
- * The policy-side vocabulary (see DESIGN.md). A Policy samples completions for prompts; it
+ * The policy-side vocabulary. A Policy samples completions for prompts; it
  * never sees envs or roles. Implementations: `scripted` (no model, for tests), `embedded`
  * (Troupe's own engine, trainable), `openai` (any OpenAI-compatible server, sampling only),
  * `reference` (a dataset's own solutions).

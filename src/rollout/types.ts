@@ -1,5 +1,5 @@
 /**
- * The rollout vocabulary (DESIGN.md: Rollout, Sample, Group key). Read this file first.
+ * The rollout vocabulary (Rollout, Sample, Group key). Read this file first.
  *
  * A rollout plays a Team on a batch of tasks with one policy per role and records every
  * completion it sampled as a Sample. Three modes exist:

@@ -15,6 +15,17 @@ export type ErrorCategory =
   | 'sandbox' // the code sandbox could not run at all
   | 'task'; // a user's task definition broke its contract (a role threw, a prompt is not deterministic)
 
+/**
+ * @example
+ * ```ts
+ * try {
+ *   await train({ config: 'run.yaml' });
+ * } catch (error) {
+ *   if (error instanceof TroupeError) console.error(`${error.category} error: ${error.message}`);
+ *   else throw error;
+ * }
+ * ```
+ */
 export class TroupeError extends Error {
   readonly category: ErrorCategory;
 

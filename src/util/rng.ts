@@ -31,7 +31,17 @@ export function deriveSeed(seed: number, ...path: Array<string | number>): numbe
   return h;
 }
 
-/** sfc32: small, fast, good-quality PRNG with 128-bit state. */
+/**
+ * sfc32: small, fast, good-quality PRNG with 128-bit state. Tasks derive one stream per
+ * instance, so train and eval never share instances and nothing depends on making order.
+ *
+ * @example
+ * ```ts
+ * const rng = Rng.derive(seed, 'guess', split, index);
+ * const secret = rng.int(10);        // 0..9
+ * const heads = rng.next() < 0.5;    // [0, 1)
+ * ```
+ */
 export class Rng {
   private a: number;
   private b: number;
