@@ -50,6 +50,8 @@ export interface BaseModelRequest<E extends Env> {
   readonly rollout: RolloutOptions;
   readonly learner: LearnerOptions;
   readonly onStep?: (step: WarmStartStep) => void;
+  /** Ends the warm start early with a WarmStartInterrupted (Ctrl-C); nothing is cached then. */
+  readonly shouldStop?: () => boolean;
   readonly log?: (message: string) => void;
 }
 
@@ -87,7 +89,8 @@ export async function prepareBaseModel<E extends Env>(request: BaseModelRequest<
     const options = { ...request.learner, loss: { ...request.learner.loss, klCoef: 0 } };
     const learner = new Learner({ policyId: 'warm-start', model, options });
     try {
-      warmStart(learner, demos, { epochs: ws.epochs, lr: ws.lr, batchTokens: ws.batchTokens, warmupSteps: ws.warmupSteps, seed: request.seed }, request.onStep);
+      const stop = request.shouldStop === undefined ? {} : { shouldStop: request.shouldStop };
+      await warmStart(learner, demos, { epochs: ws.epochs, lr: ws.lr, batchTokens: ws.batchTokens, warmupSteps: ws.warmupSteps, seed: request.seed, ...stop }, request.onStep);
     } finally {
       learner.dispose();
     }

@@ -2,25 +2,16 @@
 // a message saying how to continue, and --resume then completes the run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPath as cli, tinyRun } from './tiny-run.test-helper.js';
+import { cliPath as cli, interruptWhen, tinyRun } from './tiny-run.test-helper.js';
 
 const { dir, config } = tinyRun({ prefix: 'troupe-int-', map: 'shared', train: '{ steps: 30, eval_every: 0, eval_tasks: 2, checkpoint_every: 0, samples_every: 0 }' });
 
 test('Ctrl-C saves a checkpoint after the current step; --resume finishes the run', async () => {
   const runDir = join(dir, 'run');
-  const child = spawn(process.execPath, [cli, 'train', config, '--run-dir', runDir], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (text: string) => {
-    const before = stderr;
-    stderr += text;
-    if (!/step \d+\/30/.test(before) && /step \d+\/30/.test(stderr)) child.kill('SIGINT');
-  });
-  const code = await exited;
+  const { code, stderr } = await interruptWhen(['train', config, '--run-dir', runDir], /step \d+\/30/);
   assert.equal(code, 130, stderr);
   assert.match(stderr, /stopping after this step/);
   assert.match(stderr, /stopped after step (\d+); continue with: troupe train \S+tiny\.yaml --resume/);

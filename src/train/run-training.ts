@@ -12,9 +12,11 @@
  * thread count, so `--resume` from a checkpoint replays the remaining steps exactly; an
  * asynchronous run's checkpoint also holds the rollouts in flight (async/step-pipeline.ts).
  * Ctrl-C finishes the current step, saves a checkpoint and stops; a second Ctrl-C stops at once
- * (the last checkpoint stays intact).
+ * (the last checkpoint stays intact). Ctrl-C during the warm start stops after the current
+ * supervised step: a warm start is not checkpointed, so a run folder this process made is
+ * removed (as it is when the setup fails), and an older one is left as --resume finds it.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
@@ -38,6 +40,7 @@ import { evaluate } from './evaluate.js';
 import { checkTrainable, setupRun, type RunSetup } from './setup-run.js';
 import { PIPELINE_FILE, pipelineFileText, readPipelineFile } from './async/pipeline-file.js';
 import { StepPipeline } from './async/step-pipeline.js';
+import { WarmStartInterrupted } from './warm-start.js';
 
 export interface TrainOptions {
   /** A config file, or the config as an object. */
@@ -106,6 +109,7 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   }
   if (options.resume) checkSameRun(join(runDir, 'config.yaml'), config);
   checkTrainable(config);
+  const fresh = !existsSync(runDir);
   const unfinished = removeUnfinishedCheckpoints(runDir);
   if (unfinished.length > 0) log(`removed ${unfinished.length} unfinished checkpoint folder(s) an interrupted save left (${unfinished.join(', ')})`);
   mkdirSync(runDir, { recursive: true });
@@ -121,16 +125,42 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   const elapsed = () => (performance.now() - started) / 1000;
 
   let warmProgress: ProgressDisplay | undefined;
-  const setup = await setupRun(config, runDir, {
-    log,
-    onWarmStartStep: (s) => {
-      const record = { kind: 'warm-start' as const, step: s.step, loss: s.loss, tokens: s.tokens, lr: s.lr, elapsed_s: elapsed() };
-      metrics.write(record);
-      warmProgress ??= new ProgressDisplay({ stream, total: s.steps, label: 'warm-start' });
-      warmProgress.update(progressFromWarmStart(record));
-      if (s.step === s.steps - 1) warmProgress.finish();
-    },
-  });
+  let stopSetup = false;
+  const removeIfFresh = () => fresh && rmSync(runDir, { recursive: true, force: true });
+  const onSetupSignal = () => {
+    if (stopSetup) {
+      removeIfFresh();
+      process.exit(130);
+    }
+    stopSetup = true;
+    log('\nstopping the warm start after this step (nothing of it is kept); press Ctrl-C again to stop at once');
+  };
+  process.on('SIGINT', onSetupSignal);
+  let setup: RunSetup;
+  try {
+    setup = await setupRun(config, runDir, {
+      log,
+      shouldStop: () => stopSetup,
+      onWarmStartStep: (s) => {
+        const record = { kind: 'warm-start' as const, step: s.step, loss: s.loss, tokens: s.tokens, lr: s.lr, elapsed_s: elapsed() };
+        metrics.write(record);
+        warmProgress ??= new ProgressDisplay({ stream, total: s.steps, label: 'warm-start' });
+        warmProgress.update(progressFromWarmStart(record));
+        if (s.step === s.steps - 1) warmProgress.finish();
+      },
+    });
+  } catch (error) {
+    // Nothing resumable was made yet: a folder this process created goes (no half-made run).
+    removeIfFresh();
+    if (!(error instanceof WarmStartInterrupted)) throw error;
+    const kept = fresh
+      ? `a warm start is not checkpointed, so nothing was kept (${runDir} was removed); start again with: troupe train ${options.config}${options.runDir ? ` --run-dir ${runDir}` : ''}`
+      : `the base model was not saved and ${runDir} keeps what it had; continue with: troupe train ${options.config} --resume --run-dir ${runDir}`;
+    log(`stopped during the warm start, after ${error.step} of ${error.steps} steps; ${kept}`);
+    return { runDir, lastStep: -1, interrupted: true };
+  } finally {
+    process.off('SIGINT', onSetupSignal);
+  }
   try {
     return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, allowEngineChange: options.allowEngineChange ?? false, stopAfterSteps: options.stopAfterSteps, configPath });
   } catch (error) {

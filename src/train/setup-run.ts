@@ -6,7 +6,7 @@
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { describeKernels, getKernels } from '../engine/kernels/get-kernels.js';
-import { resolveModel } from '../engine/hub/resolve-model.js';
+import { checkFolderOrHubId, resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel } from '../engine/io/model-checkpoint.js';
 import type { PromptFormat } from '../policy/embedded-policy.js';
 import { promptFormatOf } from '../policy/prompt-format.js';
@@ -100,7 +100,9 @@ export function checkTrainable(config: ResolvedConfig): void {
   }
   if (config.train.steps > 0 && ids.every((id) => config.train.frozen.includes(id))) {
     throw new TroupeError('config', `train.frozen lists every policy (${ids.join(', ')}): nothing would train; remove one, or use troupe eval to measure the policies as they are`);
-  }  if (config.policy.kind === 'embedded' && config.model.path === undefined) checkModelFits(config, ids, totalmem());
+  }
+  if (config.policy.kind === 'embedded' && config.model.path === undefined) checkModelFits(config, ids, totalmem());
+  if (config.policy.kind === 'embedded' && config.model.path !== undefined) checkFolderOrHubId(config.model.path);
 }
 
 /** Bytes a float32 parameter costs in training: itself, its gradient and two Adam moments. */
@@ -124,7 +126,7 @@ export function checkModelFits(config: ResolvedConfig, policyIds: readonly strin
 }
 
 /** Builds the run's live objects; the caller has already passed `checkTrainable(config)`. */
-export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { log: (m: string) => void; onWarmStartStep?: (s: WarmStartStep) => void }): Promise<RunSetup> {
+export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { log: (m: string) => void; onWarmStartStep?: (s: WarmStartStep) => void; shouldStop?: () => boolean }): Promise<RunSetup> {
   const task = getTask(config.tasks.name);
   const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
   const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
@@ -162,6 +164,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
       rollout,
       learner: learnerOptions(config, [modelConfig]),
       onStep: hooks.onWarmStartStep,
+      ...(hooks.shouldStop === undefined ? {} : { shouldStop: hooks.shouldStop }),
       log: hooks.log,
     });
 

@@ -1,6 +1,7 @@
 // A training config small enough for tests (a 4x4 Plan-Path team, a 1-layer model of width
 // 16, a few warm-start episodes), written to a fresh temp folder that is removed when the
 // test process exits. Tests vary only the policy map and the train section.
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,4 +26,18 @@ train: ${options.train}
 `,
   );
   return { dir, config };
+}
+
+/** Runs the CLI with `args` and sends one SIGINT (Ctrl-C) when stderr first matches `when`. */
+export async function interruptWhen(args: readonly string[], when: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text: string) => {
+    const before = stderr;
+    stderr += text;
+    if (!when.test(before) && when.test(stderr)) child.kill('SIGINT');
+  });
+  return { code: await exited, stderr };
 }

@@ -2,6 +2,7 @@
  * The one entry point from a model argument to a folder (see types.ts for the cache layout):
  *
  *   - an existing path is a folder, returned as given;
+ *   - `dir/name` whose `dir` is a folder here is a mistyped path, never looked up on the hub;
  *   - else `Org/Name[@revision]` is a hub id: its complete snapshot in the cache, with no
  *     request at all; when absent and online, downloaded into the cache first;
  *   - else an error saying it is neither.
@@ -9,7 +10,7 @@
  * A cached ref is trusted as it is (no check for newer commits): runs stay reproducible and
  * work offline. Pass `Org/Name@<commit>` to pin, or delete refs/main to pick up a new one.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { TroupeError } from '../../util/errors.js';
 import { downloadSnapshot } from './download-snapshot.js';
 import { cachedCommit, findCachedModel, listCachedRepos, missingModelFiles, repoCacheDir, snapshotDir } from './hub-cache.js';
@@ -29,14 +30,36 @@ function notAHubId(text: string): TroupeError {
 }
 
 /**
+ * A missing `models/nope` whose first part (`models/`) is a folder here: a path with a typo,
+ * which the hub would answer with a confusing not-found (or a network error offline).
+ */
+function missingLocalFolder(text: string): TroupeError | undefined {
+  const first = text.split('/')[0]!;
+  if (!text.includes('/') || first === '' || !existsSync(first) || !statSync(first).isDirectory()) return undefined;
+  return new TroupeError('input', `no such folder ${JSON.stringify(text)} (${first}/ is a folder here, so it is read as a path, not a hub id); check the folder name, or list what is there with: ls ${first}`);
+}
+
+/**
+ * Throws the error resolveModel would give before any hub request: `idOrFolder` is neither an
+ * existing path nor spelled like a hub id, or is a mistyped path (see missingLocalFolder). For
+ * checks that run before anything is written.
+ */
+export function checkFolderOrHubId(idOrFolder: string): void {
+  if (existsSync(idOrFolder)) return;
+  const typo = missingLocalFolder(idOrFolder);
+  if (typo) throw typo;
+  if (parseHubId(idOrFolder) === undefined) throw notAHubId(idOrFolder);
+}
+
+/**
  * The folder `idOrFolder` names, without downloading: a folder, or a complete cached
  * snapshot. Throws when it is neither (for callers that cannot wait, e.g. an adapter's
  * base_model_name_or_path).
  */
 export function findModelFolder(idOrFolder: string, env: HubEnv = readHubEnv()): string {
+  checkFolderOrHubId(idOrFolder);
   if (existsSync(idOrFolder)) return idOrFolder;
-  const id = parseHubId(idOrFolder);
-  if (id === undefined) throw notAHubId(idOrFolder);
+  const id = parseHubId(idOrFolder)!;
   const dir = findCachedModel(env.cacheDir, id);
   if (dir !== undefined) return dir;
   const commit = cachedCommit(env.cacheDir, id);
@@ -49,9 +72,9 @@ export function findModelFolder(idOrFolder: string, env: HubEnv = readHubEnv()):
 /** `idOrFolder` as a model folder: as given, from the hub cache, or downloaded into it. */
 export async function resolveModel(idOrFolder: string, options: ResolveModelOptions = {}): Promise<string> {
   const env = options.env ?? readHubEnv();
+  checkFolderOrHubId(idOrFolder);
   if (existsSync(idOrFolder)) return idOrFolder;
-  const id = parseHubId(idOrFolder);
-  if (id === undefined) throw notAHubId(idOrFolder);
+  const id = parseHubId(idOrFolder)!;
   const cached = findCachedModel(env.cacheDir, id);
   if (cached !== undefined) return cached;
   if (env.offline) return findModelFolder(idOrFolder, env); // throws the not-cached error
