@@ -24,6 +24,7 @@ import { startServer, type RunningServer } from '../serve/server.js';
 import { cachedBaseModels, resolveModelArgument, type BaseModelSource } from '../serve/tinker/base-models.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { LORA_ALPHA } from '../serve/tinker/training-model.js';
+import type { RemoteSimulationOptions } from '../serve/tinker/simulated-remote.js';
 import { TroupeError } from '../util/errors.js';
 import { backendOption } from './backend-option.js';
 
@@ -41,6 +42,8 @@ export interface ServeCommandOptions {
   readonly loraAlpha?: number;
   /** Kernels (default auto). */
   readonly backend?: BackendName;
+  /** A simulated remote GPU service (src/serve/tinker/simulated-remote.ts); default: answer as fast as this machine computes. */
+  readonly simulate?: RemoteSimulationOptions;
   readonly print?: (text: string) => void;
 }
 
@@ -72,6 +75,8 @@ export interface TinkerServeCommandOptions {
   readonly loraAlpha?: number;
   /** Kernels (default auto). */
   readonly backend?: BackendName;
+  /** A simulated remote GPU service (src/serve/tinker/simulated-remote.ts); default: answer as fast as this machine computes. */
+  readonly simulate?: RemoteSimulationOptions;
   readonly print?: (text: string) => void;
 }
 
@@ -83,9 +88,11 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   const models = [...named, ...cached];
   if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
   const kernels = await getKernels(options.backend);
-  const server = await listening(() => startTinkerServer({ kernels, models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha }), options.host, options.port);
+  const server = await listening(() => startTinkerServer({ kernels, models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha, simulate: options.simulate }), options.host, options.port);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
-  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url}; LoRA alpha ${server.service.loraAlpha})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
+  const sim = options.simulate;
+  const simulated = sim === undefined ? '' : `; SIMULATING a remote service: +${sim.latencyMs} ms per request, ${sim.usPerToken} us per token`;
+  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url}; LoRA alpha ${server.service.loraAlpha})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}${simulated}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
   return server;
 }
 
@@ -118,6 +125,14 @@ function integer(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (val
   };
 }
 
+function nonNegativeNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !(n >= 0) || !Number.isFinite(n)) throw new TroupeError('input', `${flag} must be a number >= 0, got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
 function positiveNumber(flag: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
@@ -135,15 +150,20 @@ export function serveCommand(): Command {
     .option('--state-dir <dir>', 'with --tinker: also keep save_weights checkpoints in this folder, so a restarted server can load them (troupe train --resume)', join(tmpdir(), 'troupe-tinker-state'))
     .option('--lora-alpha <n>', `with --tinker: LoRA alpha of every adapter (scale alpha / rank); the API sends none, clients read it from get_info`, positiveNumber('--lora-alpha'), LORA_ALPHA)
     .option('--no-hf-cache', 'with --tinker: do not offer the models of the Hugging Face cache')
+    .option('--simulate-latency-ms <n>', 'with --tinker: SIMULATE a remote service: every request waits N ms more (a network round trip; docs/distributed.md)', nonNegativeNumber('--simulate-latency-ms'))
+    .option('--simulate-us-per-token <n>', 'with --tinker: SIMULATE a remote GPU: a result is ready N microseconds per token after its request (sampling in parallel, one training lane per model)', nonNegativeNumber('--simulate-us-per-token'))
     .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0, 65535), 8000)
     .option('--name <name>', 'served name of the base model (default: the folder name, or the hub id)')
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
     .addOption(backendOption())
-    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; loraAlpha: number; backend?: BackendName }) => {
+    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; loraAlpha: number; backend?: BackendName; simulateLatencyMs?: number; simulateUsPerToken?: number }) => {
       let server: { close(): Promise<void> };
-      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, loraAlpha: opts.loraAlpha, backend: opts.backend });
+      const simulating = opts.simulateLatencyMs !== undefined || opts.simulateUsPerToken !== undefined;
+      if (simulating && !opts.tinker) throw new TroupeError('input', '--simulate-latency-ms and --simulate-us-per-token simulate a remote Tinker service; add --tinker');
+      const simulate = simulating ? { latencyMs: opts.simulateLatencyMs ?? 0, usPerToken: opts.simulateUsPerToken ?? 0 } : undefined;
+      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, loraAlpha: opts.loraAlpha, backend: opts.backend, simulate });
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else server = await runServeCommand({ dir, ...opts });
       await new Promise<void>((resolve) => {

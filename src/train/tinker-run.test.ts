@@ -78,6 +78,31 @@ test('troupe train drives LoRA clients on a Tinker service and matches the embed
   assert.ok(trained > 0, 'the comparison covers steps after a real update (some group had reward differences)');
 });
 
+test('asynchronous (max_steps_off_policy 1): the service samples step k + 1 with the weights before update k while it runs, exactly as the embedded schedule does; resume is exact', async () => {
+  process.env.TINKER_API_KEY = 'tml-test';
+  const set = [...train, `train.steps=${STEPS}`, 'train.lr=0.05', 'train.max_steps_off_policy=1', 'advantage.estimator=raw'];
+  const tinkerSet = [...set, 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`];
+  const tinkerDir = join(run.dir, 'tinker-async');
+  await runTraining({ config: run.config, runDir: tinkerDir, stream: quiet, set: tinkerSet });
+  await runTraining({ config: run.config, runDir: join(run.dir, 'embedded-async'), stream: quiet, set });
+  const [t, e] = [records(tinkerDir), records(join(run.dir, 'embedded-async'))];
+  const strip = (r: any) => ({ ...r, policies: null, off_policy: { ...r.off_policy, logprob_gap_max: null } });
+  for (let step = 0; step < STEPS; step++) {
+    const [ts, es] = [t.find((r) => r.kind === 'train' && r.step === step), e.find((r) => r.kind === 'train' && r.step === step)];
+    // Had the rollout of step k + 1 used a sampler of the new weights, its tokens would differ.
+    assert.deepEqual(strip(ts), strip(es), `step ${step}: same samples, staleness and trained groups`);
+    close(ts.off_policy.logprob_gap_max, es.off_policy.logprob_gap_max, 1e-4, `step ${step} sampler/learner gap`);
+    for (const id of ['plan', 'tool']) close(ts.policies[id].loss, es.policies[id].loss, 1e-5, `step ${step} ${id} loss`);
+  }
+  assert.deepEqual(t.filter((r) => r.kind === 'train').map((r) => r.off_policy.max_staleness), [0, 1, 1, 1]);
+  assert.ok(t.some((r) => r.kind === 'train' && r.off_policy.logprob_gap_max > 1e-3), 'the samples really were off-policy');
+
+  const split = join(run.dir, 'tinker-async-split');
+  await runTraining({ config: run.config, runDir: split, stream: quiet, set: tinkerSet, stopAfterSteps: 2 });
+  await runTraining({ config: run.config, runDir: split, stream: quiet, set: tinkerSet, resume: true });
+  assert.deepEqual(records(split), t, 'stopped after step 1 and resumed: the same run');
+});
+
 test('troupe eval and troupe rollout play through the service and write what the embedded backend writes', async () => {
   process.env.TINKER_API_KEY = 'tml-test';
   // The run folders of the first test: their newest checkpoints hold the same weights.

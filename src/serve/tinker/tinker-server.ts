@@ -17,6 +17,7 @@ import { closeGracefully, createJsonServer, listen, readBody, sendJson } from '.
 import { asApiError } from './future-queue.js';
 import { TinkerApiError } from './tinker-api-error.js';
 import { TinkerService, type TinkerServiceOptions } from './tinker-service.js';
+import { simulatedLane, SimulatedRemote, type RemoteSimulationOptions } from './simulated-remote.js';
 
 export interface TinkerServeOptions extends TinkerServiceOptions {
   readonly host?: string;
@@ -26,6 +27,8 @@ export interface TinkerServeOptions extends TinkerServiceOptions {
   readonly pollWaitMs?: number;
   /** Where server errors (5xx) are reported. Default: stderr. */
   readonly log?: (line: string) => void;
+  /** Simulate a remote GPU service: latency per request, service time per token (simulated-remote.ts). */
+  readonly simulate?: RemoteSimulationOptions;
 }
 
 export interface RunningTinkerServer {
@@ -112,9 +115,11 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
   const table = routes(service);
   const pollWaitMs = options.pollWaitMs ?? 10_000;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const sim = options.simulate === undefined ? undefined : new SimulatedRemote(options.simulate);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0]!;
+    if (sim) await sim.roundTrip();
     if (path === '/health' || path === `${API_PREFIX}/healthz`) return sendJson(res, 200, { status: 'ok' });
     if (!path.startsWith(`${API_PREFIX}/`)) throw new TinkerApiError(404, `no route ${req.method} ${path}; the Tinker API lives under ${API_PREFIX}/`);
     const route = path.slice(API_PREFIX.length);
@@ -140,12 +145,17 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
       }
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TinkerApiError(400, 'the request body must be a JSON object');
     }
-    if (handler !== undefined) return sendJson(res, 200, handler(body, raw, req));
+    if (handler !== undefined) {
+      const answer = handler(body, raw, req);
+      if (sim && typeof (answer as { request_id?: unknown }).request_id === 'string') sim.admit((answer as { request_id: string }).request_id, simulatedLane(route, body, raw));
+      return sendJson(res, 200, answer);
+    }
     const id = String(body.request_id ?? '');
     const answer = await service.queue.retrieve(id, pollWaitMs);
     if (answer === undefined) throw new TinkerApiError(404, `unknown request_id ${JSON.stringify(id)} (a result is kept 5 minutes after it is ready)`);
     if (answer.state === 'pending') return sendJson(res, 200, { type: 'try_again', request_id: id, queue_state: 'active' });
     if (answer.state === 'failed') return sendJson(res, 200, { error: answer.error.message, category: answer.error.category });
+    if (sim) await sim.hold(id, answer.value);
     futureResult(res, answer.value, String(req.headers.accept ?? '').includes(PROTOBUF_CONTENT_TYPE));
   };
 
