@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cosineLr } from '../engine/optim/cosine-schedule.js';
 import { runTraining } from './run-training.js';
 import { cliPath as cli, tinyRun } from './tiny-run.test-helper.js';
 
@@ -64,4 +65,17 @@ test('a resume on other kernels is refused, and with --allow-engine-change conti
   assert.equal(allowed.status, 0, allowed.stderr);
   assert.match(allowed.stderr, /warning: the run's checkpoint step-000000 was computed by .+ \(--allow-engine-change\); steps from 1 on will not match/);
   assert.deepEqual(trainSteps(runDir), [0, 1, 2, 3]);
+});
+
+test('--resume may raise train.steps: a finished run goes on with the new total\'s schedule; lowering it is refused', async () => {
+  const runDir = join(dir, 'extended');
+  await runTraining({ config, runDir, stream: quiet });
+  await assert.rejects(runTraining({ config, runDir, stream: quiet, resume: true, set: ['train.steps=3'] }), /train\.steps: the run has 4, the config now says 3 \(train\.steps may only grow on --resume\)/);
+  const result = await runTraining({ config, runDir, stream: quiet, resume: true, set: ['train.steps=6'] });
+  assert.equal(result.lastStep, 5);
+  const records = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.kind === 'train');
+  assert.deepEqual(records.map((r) => r.step), [0, 1, 2, 3, 4, 5]);
+  const lr = (step: number, totalSteps: number) => cosineLr({ step, warmupSteps: 2, totalSteps, maxLr: 1e-3, minLr: 1e-4 });
+  assert.deepEqual(records.map((r) => r.lr), [0, 1, 2, 3].map((s) => lr(s, 4)).concat([4, 5].map((s) => lr(s, 6))));
+  assert.match(readFileSync(join(runDir, 'config.yaml'), 'utf8'), /steps: 6/);
 });

@@ -74,7 +74,12 @@ export function roundTripConfig(config: ResolvedConfig): Record<string, unknown>
   return config.algorithm === 'magrpo' ? { ...rest, magrpo } : rest;
 }
 
-/** A resumed run must continue with the config it started with, or it would not replay exactly. */
+/**
+ * A resumed run must continue with the config it started with, or it would not replay exactly.
+ * The one exception: `train.steps` may grow, to extend a run (finished or not). The steps done
+ * keep their learning rates; the rest follow the cosine schedule of the new total (the rate
+ * at step s is the new curve's value at s, so a finished run's rate rises again from its end).
+ */
 function checkSameRun(savedPath: string, config: ResolvedConfig): void {
   if (!existsSync(savedPath)) return;
   const saved = YAML.parse(readFileSync(savedPath, 'utf8')) as unknown;
@@ -83,8 +88,11 @@ function checkSameRun(savedPath: string, config: ResolvedConfig): void {
   const walk = (a: unknown, b: unknown, path: string): void => {
     if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
       for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk((a as any)[key], (b as any)[key], path ? `${path}.${key}` : key);
+    } else if (path === 'train.steps' && typeof a === 'number' && typeof b === 'number' && b >= a) {
+      return; // extending the run
     } else if (JSON.stringify(a) !== JSON.stringify(b)) {
-      differences.push(`${path}: the run has ${JSON.stringify(a)}, the config now says ${JSON.stringify(b)}`);
+      const growOnly = path === 'train.steps' ? ' (train.steps may only grow on --resume)' : '';
+      differences.push(`${path}: the run has ${JSON.stringify(a)}, the config now says ${JSON.stringify(b)}${growOnly}`);
     }
   };
   walk(saved, now, '');
