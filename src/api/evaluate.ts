@@ -36,7 +36,7 @@ export type EvaluateResult = EvalResult & { readonly source: string; readonly na
  * console.log(score.success_rate, score.ci_low, score.ci_high, score.n);
  * ```
  */
-export function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
+export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   if ((options.run === undefined) === (options.config === undefined)) {
     throw new TroupeError('input', 'evaluate: give exactly one of run (a run folder) or config (a config file or object)');
   }
