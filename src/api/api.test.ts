@@ -64,3 +64,26 @@ test('train, evaluate and rollout take a task from code and a config object', as
   assert.deepEqual([...new Set(played.samples.map((s) => s.role))], ['PICK']);
   await assert.rejects(evaluate({ tasks: [pick] }), /give exactly one of run .* or config/);
 });
+
+test('a training run warns once when a role\'s prompts hold characters the model reads as <unk>', async () => {
+  const lower = defineTask({
+    name: 'api-pick-lower',
+    maxTurns: 1,
+    source: (_options, seed) => ({ make: (i, split) => new PickEnv(`api-pick-lower/${split}/${i}`, Rng.derive(seed, split, i).int(4)) }),
+    team: () => ({
+      roles: [{ name: 'pick', prompt: (env: PickEnv) => `pick ${env.secret}\nA:`, parse: () => ({ ok: false as const, reason: 'never' }), step: (env: PickEnv) => ((env.answer = 9), { local: 0 }) }],
+      globalReward: () => 0,
+    }),
+    scripted: () => '1',
+  });
+  let text = '';
+  await train({
+    config: { rollout: { k: 2, tasks: 2, max_tokens: 2 }, policy: { kind: 'embedded' }, model: { hidden: 16, layers: 1, heads: 2, intermediate: 32, context: 16 }, warm_start: { episodes: 10, epochs: 1, batch_tokens: 256 }, train: { steps: 2, eval_every: 0, eval_tasks: 2 } },
+    tasks: [lower],
+    runDir: join(testDir('troupe-api-unk-'), 'run'),
+    progress: { write: (chunk: string) => ((text += chunk), true) },
+  });
+  const warnings = text.split('\n').filter((line) => line.startsWith('warning: role'));
+  assert.deepEqual(warnings.length, 1, text);
+  assert.match(warnings[0]!, /^warning: role "pick"'s prompts contain characters the model's tokenizer reads as <unk>: "p" "i" "c" "k";/);
+});
