@@ -1,6 +1,7 @@
 /**
  * The toy task's definition: options, task source, team, scripted player. Registered in
- * src/envs/registry.ts as `toy`; docs/new-task.md walks through this folder.
+ * src/envs/registry.ts as `toy`: the smallest built-in task. A task of your own is written outside
+ * Troupe with defineTask (docs/new-task.md).
  */
 import { z } from 'zod';
 import { Rng } from '../../util/rng.js';
