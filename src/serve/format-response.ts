@@ -8,6 +8,7 @@
  */
 import type { Generation } from '../engine/sampling/types.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
+import { textPiecesOf, type EchoedPrompt } from './echo-prompt.js';
 import type { TokenAlternative } from './top-logprobs.js';
 import type { ServeRequest } from './types.js';
 
@@ -18,6 +19,8 @@ export interface ChoiceResult {
   readonly generation: Generation;
   /** Alternatives per token, when logprobs were asked for. */
   readonly top?: readonly (readonly TokenAlternative[])[];
+  /** The prompt, echoed before the completion (completions with `echo`). */
+  readonly echo?: EchoedPrompt;
 }
 
 export interface FormatContext {
@@ -36,13 +39,7 @@ export function tokenText(ctx: FormatContext, id: number): string {
 
 /** The text each token adds to the choice's text; the pieces concatenate to exactly `g.text`. */
 export function textPieces(tokenizer: Tokenizer, g: Generation): string[] {
-  let emitted = 0;
-  return g.ids.map((_, i) => {
-    const upTo = i === g.ids.length - 1 ? g.text : tokenizer.decode(g.ids.slice(0, i + 1), { skipSpecial: true }).slice(0, g.text.length);
-    const piece = upTo.length > emitted ? g.text.slice(emitted, upTo.length) : '';
-    emitted += piece.length;
-    return piece;
-  });
+  return textPiecesOf(tokenizer, g.ids, g.text, true);
 }
 
 /** Token counts; each prompt is counted once however many completions it has (OpenAI's rule). */
@@ -67,20 +64,31 @@ function extras(c: ChoiceResult): Json {
   return { stop_reason: stopReason(c.generation), token_ids: c.generation.ids, prompt_token_ids: c.promptIds };
 }
 
-/** Completions `logprobs` object for tokens [from, to) of a choice. */
-function completionLogprobs(ctx: FormatContext, c: ChoiceResult, from: number, to: number, pieces: readonly string[]): Json {
+function alternatives(ctx: FormatContext, alts: readonly TokenAlternative[] | null): Json | null {
+  return alts === null ? null : Object.fromEntries(alts.map((a) => [tokenText(ctx, a.id), a.logprob]));
+}
+
+/** Start of each piece in the text the pieces make, counted from `base`. */
+function offsets(pieces: readonly string[], base: number): number[] {
+  let at = base;
+  return pieces.map((p) => {
+    const start = at;
+    at += p.length;
+    return start;
+  });
+}
+
+/** Completions `logprobs` object of a whole choice: the echoed prompt's tokens (if any), then the generated ones. */
+function completionLogprobs(ctx: FormatContext, c: ChoiceResult): Json {
   const g = c.generation;
-  let offset = pieces.slice(0, from).reduce((a, p) => a + p.length, 0);
-  const textOffset: number[] = [];
-  for (let i = from; i < to; i++) {
-    textOffset.push(offset);
-    offset += pieces[i]!.length;
-  }
+  const withTop = ctx.request.logprobs!.top > 0;
+  const echo = c.echo;
+  const promptText = echo?.pieces.join('') ?? '';
   return {
-    tokens: g.ids.slice(from, to).map((id) => tokenText(ctx, id)),
-    token_logprobs: g.logprobs.slice(from, to),
-    top_logprobs: ctx.request.logprobs!.top > 0 ? c.top!.slice(from, to).map((alts) => Object.fromEntries(alts.map((a) => [tokenText(ctx, a.id), a.logprob]))) : null,
-    text_offset: textOffset,
+    tokens: [...(echo ? c.promptIds : []), ...g.ids].map((id) => tokenText(ctx, id)),
+    token_logprobs: [...(echo?.logprobs ?? []), ...g.logprobs],
+    top_logprobs: withTop ? [...(echo?.top ?? []), ...c.top!].map((alts) => alternatives(ctx, alts)) : null,
+    text_offset: [...(echo ? offsets(echo.pieces, 0) : []), ...offsets(textPieces(ctx.tokenizer, g), promptText.length)],
   };
 }
 
@@ -113,8 +121,8 @@ export function completionBody(ctx: FormatContext, choices: readonly ChoiceResul
     ...header(ctx, 'text_completion'),
     choices: choices.map((c) => ({
       index: c.index,
-      text: c.generation.text,
-      logprobs: ctx.request.logprobs ? completionLogprobs(ctx, c, 0, c.generation.ids.length, textPieces(ctx.tokenizer, c.generation)) : null,
+      text: (c.echo?.pieces.join('') ?? '') + c.generation.text,
+      logprobs: ctx.request.logprobs ? completionLogprobs(ctx, c) : null,
       finish_reason: finishReasonOf(c.generation),
       ...extras(c),
     })),

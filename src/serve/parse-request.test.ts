@@ -28,7 +28,8 @@ test('completions: each bad field is named', () => {
   refused(() => parseCompletionRequest({ model: 'm', prompt: 'A', seed: 'x' }), 'seed', /integer/);
   refused(() => parseCompletionRequest({ model: 'm', prompt: 'A', logprobs: 21 }), 'logprobs', /0 to 20/);
   refused(() => parseCompletionRequest({ model: 'm', prompt: 'A', best_of: 3 }), 'best_of', /best_of = n/);
-  refused(() => parseCompletionRequest({ model: 'm', prompt: 'A', echo: true }), 'echo', /not supported/);
+  refused(() => parseCompletionRequest({ model: 'm', prompt: 'A', suffix: 'B' }), 'suffix', /not supported/);
+  refused(() => parseCompletionRequest({ model: 'm', prompt: 'A', max_tokens: -1 }), 'max_tokens', /integer >= 0 \(0 only with echo\)/);
   refused(() => parseCompletionRequest({ model: 'm', prompt: ['A', 'B'], n: 200 }), 'n', /more than 256/);
   refused(() => parseCompletionRequest('text'), null, /JSON object/);
 });
@@ -41,4 +42,5 @@ test('chat: messages, text parts, logprobs flags, max_completion_tokens', () => 
   refused(() => parseChatRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url' }] }] }), 'messages[0].content', /images/);
   refused(() => parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'A' }], top_logprobs: 2 }), 'top_logprobs', /logprobs": true/);
   refused(() => parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'A' }], tools: [{ type: 'function' }] }), 'tools', /not supported/);
+  refused(() => parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'A' }], max_tokens: 0 }), 'max_tokens', /positive integer/);
 });

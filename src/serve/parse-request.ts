@@ -1,12 +1,12 @@
 /**
  * Validates the JSON body of POST /v1/completions and /v1/chat/completions into a
  * ServeRequest. Every problem is a 400 naming the field, the value and what is allowed.
- * Fields the engine cannot honour (penalties, logit_bias, tools, echo, ...) are refused rather
+ * Fields the engine cannot honour (penalties, logit_bias, tools, ...) are refused rather
  * than silently ignored; fields that change nothing about sampling (user, metadata, ...) and
  * fields this server does not know are ignored, as other OpenAI-compatible servers do.
  */
 import { ApiError, badParam } from './api-error.js';
-import type { ChatMessage, PromptInput, ServeRequest } from './types.js';
+import type { ChatMessage, DetokenizeRequest, PromptInput, ServeRequest, TokenizeRequest } from './types.js';
 
 type Body = Record<string, unknown>;
 
@@ -15,8 +15,8 @@ export const MAX_CHOICES = 256;
 /** Most alternatives per token (OpenAI allows 5 for completions, 20 for chat). */
 export const MAX_TOP_LOGPROBS = 20;
 
-const UNSUPPORTED_COMPLETIONS = ['suffix', 'logit_bias', 'presence_penalty', 'frequency_penalty', 'echo'];
-const UNSUPPORTED_CHAT = ['tools', 'functions', 'tool_choice', 'function_call', 'response_format', 'logit_bias', 'presence_penalty', 'frequency_penalty', 'audio', 'modalities', 'prediction'];
+const UNSUPPORTED_COMPLETIONS = ['suffix', 'logit_bias', 'presence_penalty', 'frequency_penalty'];
+const UNSUPPORTED_CHAT = ['echo', 'tools', 'functions', 'tool_choice', 'function_call', 'response_format', 'logit_bias', 'presence_penalty', 'frequency_penalty', 'audio', 'modalities', 'prediction'];
 
 function describe(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
@@ -98,7 +98,7 @@ function parseMessages(value: unknown): ChatMessage[] {
 }
 
 /** The fields both endpoints share. */
-function parseCommon(body: Body, endpoint: 'completions' | 'chat'): Omit<ServeRequest, 'prompts' | 'messages' | 'addGenerationPrompt' | 'chatTemplateKwargs' | 'enableThinking' | 'logprobs'> {
+function parseCommon(body: Body, endpoint: 'completions' | 'chat'): Omit<ServeRequest, 'prompts' | 'messages' | 'addGenerationPrompt' | 'chatTemplateKwargs' | 'enableThinking' | 'logprobs' | 'echo' | 'addSpecialTokens'> {
   if (typeof body.model !== 'string' || body.model.length === 0) throw badParam('model', `expected a model name (see GET /v1/models), got ${describe(body.model)}`, 'missing_model');
   const n = optionalInt(body, 'n', (x) => x >= 1 && x <= MAX_CHOICES, `an integer from 1 to ${MAX_CHOICES}`) ?? 1;
   const bestOf = optionalInt(body, 'best_of', (x) => x >= 1, 'a positive integer');
@@ -115,7 +115,7 @@ function parseCommon(body: Body, endpoint: 'completions' | 'chat'): Omit<ServeRe
     temperature: optionalNumber(body, 'temperature', 1, (x) => x >= 0, 'a number >= 0 (0 = greedy)'),
     topP: optionalNumber(body, 'top_p', 1, (x) => x > 0 && x <= 1, 'a number in (0, 1]'),
     topK: Math.max(0, topK),
-    maxTokens: optionalInt(body, maxName, (x) => x >= 1, 'a positive integer'),
+    maxTokens: optionalInt(body, maxName, (x) => x >= (endpoint === 'completions' ? 0 : 1), endpoint === 'completions' ? 'an integer >= 0 (0 only with echo)' : 'a positive integer'),
     stop: parseStop(body.stop),
     seed: optionalInt(body, 'seed', () => true, 'an integer'),
     stream: optionalBool(body, 'stream', false),
@@ -131,7 +131,20 @@ export function parseCompletionRequest(body: unknown): ServeRequest {
   const prompts = parsePrompts(body.prompt);
   if (prompts.length * common.n > MAX_CHOICES) throw badParam('n', `${prompts.length} prompts x n = ${common.n} asks for more than ${MAX_CHOICES} completions; split the request`);
   const logprobs = optionalInt(body, 'logprobs', (x) => x >= 0 && x <= MAX_TOP_LOGPROBS, `an integer from 0 to ${MAX_TOP_LOGPROBS}`);
-  return { ...common, prompts, messages: [], addGenerationPrompt: false, chatTemplateKwargs: {}, enableThinking: undefined, logprobs: logprobs === undefined ? undefined : { top: logprobs } };
+  const echo = optionalBool(body, 'echo', false);
+  if (common.maxTokens === 0 && !echo) throw badParam('max_tokens', '0 generates nothing; it is only allowed with "echo": true (scoring the prompt)');
+  if (echo && common.stream) throw badParam('echo', 'echo with "stream": true is not supported; send the request without stream');
+  return {
+    ...common,
+    prompts,
+    messages: [],
+    addGenerationPrompt: false,
+    chatTemplateKwargs: {},
+    enableThinking: undefined,
+    logprobs: logprobs === undefined ? undefined : { top: logprobs },
+    echo,
+    addSpecialTokens: optionalBool(body, 'add_special_tokens', true),
+  };
 }
 
 export function parseChatRequest(body: unknown): ServeRequest {
@@ -154,5 +167,36 @@ export function parseChatRequest(body: unknown): ServeRequest {
     chatTemplateKwargs: kwargs,
     enableThinking: thinking,
     logprobs: wantLogprobs ? { top: top ?? 0 } : undefined,
+    echo: false,
+    addSpecialTokens: true,
   };
+}
+
+function optionalModel(body: Body): string | undefined {
+  if (body.model === undefined || body.model === null) return undefined;
+  if (typeof body.model !== 'string' || body.model.length === 0) throw badParam('model', `expected a model name (see GET /v1/models), got ${describe(body.model)}`);
+  return body.model;
+}
+
+/** POST /tokenize as vLLM has it: {prompt, add_special_tokens (default true)} or {messages, add_generation_prompt}. */
+export function parseTokenizeRequest(body: unknown): TokenizeRequest {
+  if (!isObject(body)) throw new ApiError(400, `the request body must be a JSON object, got ${describe(body)?.slice(0, 40)}`);
+  const model = optionalModel(body);
+  const returnTokenStrs = optionalBool(body, 'return_token_strs', false);
+  if (body.messages !== undefined) {
+    if (body.prompt !== undefined) throw badParam('prompt', 'give either "prompt" or "messages", not both');
+    const kwargs = body.chat_template_kwargs ?? {};
+    if (!isObject(kwargs)) throw badParam('chat_template_kwargs', `expected an object of template variables, got ${describe(kwargs)?.slice(0, 80)}`);
+    return { model, returnTokenStrs, messages: parseMessages(body.messages), addGenerationPrompt: optionalBool(body, 'add_generation_prompt', true), chatTemplateKwargs: kwargs };
+  }
+  if (typeof body.prompt !== 'string') throw badParam('prompt', `expected the text to tokenize (or "messages" for a conversation), got ${describe(body.prompt)?.slice(0, 80)}`);
+  return { model, returnTokenStrs, text: body.prompt, addSpecialTokens: optionalBool(body, 'add_special_tokens', true) };
+}
+
+/** POST /detokenize as vLLM has it: {tokens: [ids]}. */
+export function parseDetokenizeRequest(body: unknown): DetokenizeRequest {
+  if (!isObject(body)) throw new ApiError(400, `the request body must be a JSON object, got ${describe(body)?.slice(0, 40)}`);
+  const tokens = body.tokens;
+  if (!Array.isArray(tokens) || !tokens.every((x) => Number.isSafeInteger(x))) throw badParam('tokens', `expected a list of token ids, got ${describe(tokens)?.slice(0, 80)}`);
+  return { model: optionalModel(body), ids: tokens as number[] };
 }

@@ -5,7 +5,8 @@
  *   // server.url === 'http://127.0.0.1:8000'; point any OpenAI client at `${server.url}/v1`
  *   await server.close();
  *
- * Routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions, GET /health.
+ * Routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions, GET /health, and
+ * vLLM's POST /tokenize, POST /detokenize and GET /tokenizer_info (tokenizer-routes.ts).
  * Every refusal is an OpenAI-style error object (api-error.ts) and the server keeps serving.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -18,8 +19,10 @@ import { ApiError, badParam } from './api-error.js';
 import { Batcher, type BatchStats } from './batcher.js';
 import { closeGracefully, createJsonServer, listen, readBody, sendJson } from './http-plumbing.js';
 import { chatBody, completionBody, type ChoiceResult, type FormatContext } from './format-response.js';
-import { parseChatRequest, parseCompletionRequest } from './parse-request.js';
+import { parseChatRequest, parseCompletionRequest, parseDetokenizeRequest, parseTokenizeRequest } from './parse-request.js';
+import { echoPrompt } from './echo-prompt.js';
 import { SseStream } from './stream-response.js';
+import { detokenize, encodePromptText, tokenize, tokenizerInfo } from './tokenizer-routes.js';
 import { topLogprobs } from './top-logprobs.js';
 import type { ServedModel, ServeRequest } from './types.js';
 
@@ -52,7 +55,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const ROUTES: Record<string, string> = { '/v1/models': 'GET', '/v1/completions': 'POST', '/v1/chat/completions': 'POST', '/health': 'GET' };
+const ROUTES: Record<string, string> = {
+  '/v1/models': 'GET',
+  '/v1/completions': 'POST',
+  '/v1/chat/completions': 'POST',
+  '/health': 'GET',
+  // vLLM's tokenizer routes (no /v1 prefix, as vLLM serves them), see tokenizer-routes.ts.
+  '/tokenize': 'POST',
+  '/detokenize': 'POST',
+  '/tokenizer_info': 'GET',
+};
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   if (options.models.length === 0) throw new TroupeError('input', 'startServer needs at least one model to serve');
@@ -79,6 +91,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     })),
   });
 
+  /** Whether the server put a BOS before text prompt i (encodePromptText; echo shows that token as no text). */
+  const addsBos = (request: ServeRequest, served: ServedModel, i: number): boolean =>
+    request.endpoint === 'completions' && 'text' in request.prompts[i]! && request.addSpecialTokens && served.tokenizer.special.bos !== undefined;
+
   const promptIdsOf = (request: ServeRequest, served: ServedModel): number[][] => {
     const { tokenizer, model } = served;
     const V = model.config.vocab_size;
@@ -86,12 +102,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const all =
       request.endpoint === 'chat'
         ? [served.chatTemplate.encode(request.messages, { addGenerationPrompt: request.addGenerationPrompt, enableThinking: request.enableThinking, kwargs: request.chatTemplateKwargs })]
-        : request.prompts.map((p) => {
-            if ('ids' in p) return [...p.ids];
-            const bos = tokenizer.special.bos;
-            const ids = tokenizer.encode(p.text);
-            return bos === undefined ? ids : [bos, ...ids];
-          });
+        : request.prompts.map((p) => ('ids' in p ? [...p.ids] : encodePromptText(tokenizer, p.text, request.addSpecialTokens)));
     const param = request.endpoint === 'chat' ? 'messages' : 'prompt';
     all.forEach((ids, i) => {
       const where = all.length > 1 ? ` (prompt ${i})` : '';
@@ -105,11 +116,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return all;
   };
 
-  const complete = async (request: ServeRequest, res: ServerResponse): Promise<void> => {
-    const served = models.get(request.model);
+  /** The served model of that name (404 listing the names); none named: the first one (the tokenizer routes). */
+  const servedModel = (name: string | undefined): ServedModel => {
+    const served = name === undefined ? options.models[0]! : models.get(name);
     if (served === undefined) {
-      throw new ApiError(404, `the model ${JSON.stringify(request.model)} does not exist; available models: ${[...models.keys()].join(', ')}`, { type: 'not_found_error', param: 'model', code: 'model_not_found' });
+      throw new ApiError(404, `the model ${JSON.stringify(name)} does not exist; available models: ${[...models.keys()].join(', ')}`, { type: 'not_found_error', param: 'model', code: 'model_not_found' });
     }
+    return served;
+  };
+
+  const complete = async (request: ServeRequest, res: ServerResponse): Promise<void> => {
+    const served = servedModel(request.model);
     const prompts = promptIdsOf(request, served);
     const context = served.model.config.max_position_embeddings;
     const seed = request.seed ?? deriveSeed(options.seed ?? 0, 'request', counter);
@@ -134,11 +151,24 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       generations.flatMap((row, p) =>
         row.map((generation, i) => {
           if (generation.finishReason === 'error') throw new ApiError(400, generation.error ?? 'generation failed', { param: 'prompt' });
-          const top = withTop ? topLogprobs(served.model, { promptIds: prompts[p]!, ids: generation.ids, k: request.logprobs!.top, adapter: served.adapter }) : undefined;
-          return { index: p * request.n + i, promptIds: prompts[p]!, generation, ...(top ? { top } : {}) };
+          const index = p * request.n + i;
+          const promptIds = prompts[p]!;
+          if (request.echo) {
+            const k = request.logprobs?.top;
+            const echo = echoPrompt(served.model, served.tokenizer, { promptIds, generatedIds: generation.ids, addedBos: addsBos(request, served, p), k, adapter: served.adapter });
+            return { index, promptIds, generation, echo, ...(echo.generatedTop ? { top: echo.generatedTop } : {}) };
+          }
+          const top = withTop ? topLogprobs(served.model, { promptIds, ids: generation.ids, k: request.logprobs!.top, adapter: served.adapter }) : undefined;
+          return { index, promptIds, generation, ...(top ? { top } : {}) };
         }),
       );
     const batcher = batchers.get(served.model)!;
+    if (request.maxTokens === 0) {
+      // Scoring only (echo): nothing to generate, so the batcher is not involved.
+      const nothing: Generation = { ids: [], logprobs: [], samplingLogprobs: [], text: '', finishReason: 'length' };
+      sendJson(res, 200, completionBody(ctx, choicesOf(prompts.map(() => Array.from({ length: request.n }, () => nothing)))));
+      return;
+    }
     if (!request.stream) {
       const choices = choicesOf(await batcher.submit(generateRequests));
       sendJson(res, 200, request.endpoint === 'chat' ? chatBody(ctx, choices) : completionBody(ctx, choices));
@@ -152,19 +182,31 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
     const method = ROUTES[path];
-    if (method === undefined) throw new ApiError(404, `no route ${req.method} ${path}; routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions`, { type: 'not_found_error', code: 'unknown_url' });
+    if (method === undefined) {
+      const routes = Object.entries(ROUTES).map(([route, verb]) => `${verb} ${route}`).join(', ');
+      throw new ApiError(404, `no route ${req.method} ${path}; routes: ${routes}`, { type: 'not_found_error', code: 'unknown_url' });
+    }
     if (req.method !== method) {
       res.setHeader('Allow', method);
       throw new ApiError(405, `${path} takes ${method}, not ${req.method}`, { code: 'method_not_allowed' });
     }
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/v1/models') return sendJson(res, 200, listModels());
+    if (path === '/tokenizer_info') return sendJson(res, 200, tokenizerInfo(servedModel(new URL(req.url ?? '/', 'http://x').searchParams.get('model') ?? undefined)));
     const text = (await readBody(req, maxBody, () => new ApiError(413, `request body exceeds ${maxBody} bytes; send smaller requests`, { code: 'request_too_large' }))).toString('utf8');
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch (error) {
       throw new ApiError(400, `the request body is not valid JSON (${(error as Error).message})`, { code: 'invalid_json' });
+    }
+    if (path === '/tokenize') {
+      const request = parseTokenizeRequest(body);
+      return sendJson(res, 200, tokenize(servedModel(request.model), request));
+    }
+    if (path === '/detokenize') {
+      const request = parseDetokenizeRequest(body);
+      return sendJson(res, 200, detokenize(servedModel(request.model), request));
     }
     await complete(path === '/v1/chat/completions' ? parseChatRequest(body) : parseCompletionRequest(body), res);
   };

@@ -16,6 +16,11 @@
  * Extra response fields (like vLLM's `return_token_ids`): `prompt_token_ids` (on the response
  * when it has one prompt, and on every choice) and `token_ids` per choice: the exact ids the
  * model read and wrote, so a client can train on them without re-tokenising.
+ *
+ * Evaluation harnesses (lm-eval's local-completions) also use: `echo` with `logprobs` (the
+ * prompt's own log-probs, echo-prompt.ts), `max_tokens: 0` with echo (scoring only), and
+ * vLLM's tokenizer routes POST /tokenize, POST /detokenize and GET /tokenizer_info
+ * (tokenizer-routes.ts).
  */
 import type { LlamaModel } from '../engine/model/llama-model.js';
 import type { ChatMessage, ChatTemplate } from '../engine/tokenizer/chat-template.js';
@@ -40,7 +45,7 @@ export interface ServedModel {
   readonly root: string;
 }
 
-/** A prompt as given: text (encoded with BOS, like the embedded policy does) or token ids. */
+/** A prompt as given: text (encoded with BOS unless `add_special_tokens` is false, like the embedded policy does) or token ids (used as given). */
 export type PromptInput = { readonly text: string } | { readonly ids: readonly number[] };
 
 /** A validated request, either endpoint. Defaults are filled where they do not depend on the model. */
@@ -74,4 +79,24 @@ export interface ServeRequest {
   readonly includeUsage: boolean;
   /** vLLM's return_tokens_as_token_ids: logprob tokens are written `token_id:N`. */
   readonly tokensAsIds: boolean;
+  /**
+   * completions: the prompt is returned before the completion, in `text` and, with
+   * `logprobs`, with a logprob for every prompt token but the first (null): how evaluation
+   * harnesses score a text. `max_tokens: 0` then scores without generating.
+   */
+  readonly echo: boolean;
+  /** completions (vLLM's `add_special_tokens`, default true): a text prompt gets the tokenizer's BOS. Token-id prompts are used as given. */
+  readonly addSpecialTokens: boolean;
+}
+
+/** POST /tokenize (vLLM's shape): a text, or a conversation through the chat template. `model` absent: the first served model. */
+export type TokenizeRequest = { readonly model: string | undefined; readonly returnTokenStrs: boolean } & (
+  | { readonly text: string; readonly addSpecialTokens: boolean }
+  | { readonly messages: readonly ChatMessage[]; readonly addGenerationPrompt: boolean; readonly chatTemplateKwargs: Readonly<Record<string, unknown>> }
+);
+
+/** POST /detokenize (vLLM's shape). */
+export interface DetokenizeRequest {
+  readonly model: string | undefined;
+  readonly ids: readonly number[];
 }

@@ -46,6 +46,8 @@ export type ChatTemplateSource = typeof CHAT_TEMPLATE_FILE | 'tokenizer_config' 
 
 export interface ChatTemplate {
   readonly source: ChatTemplateSource;
+  /** The Jinja source (what a server publishes as `chat_template`); undefined for the builtin join. */
+  readonly text?: string;
   /** The conversation as the model reads it (special tokens as text). */
   render(messages: readonly ChatMessage[], options: ChatRenderOptions): string;
   /** The conversation's prompt ids. */
@@ -93,7 +95,7 @@ export function jinjaChatTemplate(
       throw new TroupeError('input', `messages: the model's chat template failed on this conversation: ${(error as Error).message}`);
     }
   };
-  return { source, render, encode: (messages, o) => tokenizer.encode(render(messages, o)) };
+  return { source, text, render, encode: (messages, o) => tokenizer.encode(render(messages, o)) };
 }
 
 function tokenText(value: unknown): string | undefined {
