@@ -17,7 +17,7 @@ export function trainCommand(): Command {
     .option('--set <key=value>', 'override one config key (repeatable), e.g. --set train.steps=20', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--run-dir <dir>', 'run folder (default runs/<name>)')
     .option('--resume', 'continue the run in the run folder from its newest checkpoint')
-    .option('--allow-engine-change', 'with --resume: continue on other kernels (backend, threads, bf16 mode) than the checkpoint was computed with; the numbers then differ from an uninterrupted run')
+    .option('--allow-engine-change', 'with --resume: continue on other kernels (backend, bf16 mode; the thread count never matters) than the checkpoint was computed with; the numbers then differ from an uninterrupted run')
     .addOption(backendOption())
     .action(async (config: string, opts: { set: string[]; runDir?: string; resume?: boolean; allowEngineChange?: boolean; backend?: BackendName }) => {
       const result = await runTraining({ config, set: withBackendSet(opts.set, opts.backend), runDir: opts.runDir, resume: opts.resume, allowEngineChange: opts.allowEngineChange });

@@ -35,8 +35,8 @@ export interface CheckpointState {
   readonly step: number;
   readonly policies: Record<string, { kind: 'model' | 'adapter' } | { kind: 'tinker'; path: string }>;
   /**
-   * The kernels that computed the weights (`native-avx512, 2 threads, bf16 fast`): another
-   * backend or thread count changes the numbers from the resumed step on. Absent in embedded
+   * The kernels that computed the weights (`native-avx512, bf16 fast`): another backend or
+   * bf16 mode changes the numbers from the resumed step on (the thread count does not). Absent in embedded
    * checkpoints written before it was recorded, and in Tinker ones (the service computes).
    */
   readonly engine?: string;

@@ -66,15 +66,24 @@ export async function loadNewestIntactCheckpoint(runDir: string, policies: Polic
  * unless `allow`, in which case `warn` says from which step the numbers differ.
  */
 export function checkSameEngine(saved: ResumedCheckpoint, engine: string | undefined, allow: boolean, warn: (line: string) => void): void {
-  if (saved.state.engine === undefined || engine === undefined || saved.state.engine === engine) return;
+  if (saved.state.engine === undefined || engine === undefined || withoutThreads(saved.state.engine) === withoutThreads(engine)) return;
   const what = `the run's checkpoint ${basename(saved.dir)} was computed by ${saved.state.engine}, and this process would continue on ${engine}`;
   if (!allow) {
-    throw new TroupeError('config', `${what}: the numbers would differ from step ${saved.step + 1} on. Resume with the same engine (engine.backend, TROUPE_NO_NATIVE, TROUPE_BACKEND, TROUPE_THREADS, TROUPE_BF16_MATMUL), or pass --allow-engine-change to accept it`);
+    throw new TroupeError('config', `${what}: the numbers would differ from step ${saved.step + 1} on. Resume with the same engine (engine.backend, TROUPE_NO_NATIVE, TROUPE_BACKEND, TROUPE_BF16_MATMUL), or pass --allow-engine-change to accept it`);
   }
   warn(`warning: ${what} (--allow-engine-change); steps from ${saved.step + 1} on will not match an uninterrupted run`);
 }
 
-/** How a checkpoint names the kernels that computed it (see CheckpointState.engine). */
-export function engineName(kernels: { name: string; threads: number; bf16Matmul: string }): string {
-  return `${kernels.name}, ${kernels.threads} thread${kernels.threads === 1 ? '' : 's'}, bf16 ${kernels.bf16Matmul}`;
+/**
+ * How a checkpoint names the kernels that computed it (see CheckpointState.engine). Not the
+ * thread count: results are bit-identical for every count, so a run may resume on a machine
+ * with other cores.
+ */
+export function engineName(kernels: { name: string; bf16Matmul: string }): string {
+  return `${kernels.name}, bf16 ${kernels.bf16Matmul}`;
+}
+
+/** An engine name without the thread count that checkpoints written before 2026-11-26 carry. */
+function withoutThreads(engine: string): string {
+  return engine.replace(/, [0-9]+ threads?,/, ',');
 }
