@@ -94,8 +94,12 @@ function trainBoth(app, name, env) {
   const evaluated = JSON.parse(run(`${name}: troupe eval`, bin, ['eval', 'runs/relay-cli', '--json'], { cwd: app, env }).out);
   const base = baseSuccess(join(app, 'runs', 'relay-cli'));
   check(evaluated.success_rate > base + 0.1, `${name}: CLI run: held-out success ${base} (base) -> ${evaluated.success_rate}`);
-  const kernels = cli.err.split('\n').find((l) => l.startsWith('engine: '));
-  return kernels;
+  // tasks.module may name the TypeScript file itself when troupe runs under tsx.
+  writeFileSync(join(app, 'relay-ts.yaml'), readFileSync(join(app, 'relay.yaml'), 'utf8').replace('module: ./relay.js', 'module: ./relay.ts'));
+  const tsx = join(root, 'node_modules', '.bin', 'tsx');
+  const played = run(`${name}: tsx troupe rollout relay-ts.yaml`, tsx, [join(app, 'node_modules', 'troupe', 'dist', 'src', 'cli', 'main.js'), 'rollout', 'relay-ts.yaml', '--set', 'policy.kind=scripted', '--set', 'policy.skill=1', '--tasks', '4', '--out', '-'], { cwd: app, env });
+  check(played.out.trim().split('\n').length === 4 * 8 * 2, `${name}: tasks.module ./relay.ts plays under tsx (${played.out.trim().split('\n').length} samples)`);
+  return cli.err.split('\n').find((l) => l.startsWith('engine: '));
 }
 
 try {
