@@ -11,7 +11,7 @@ const { dir, config } = tinyRun({ prefix: 'troupe-int-', map: 'shared', train: '
 
 test('Ctrl-C saves a checkpoint after the current step; --resume finishes the run', async () => {
   const runDir = join(dir, 'run');
-  const { code, stderr } = await interruptWhen(['train', config, '--run-dir', runDir], /step \d+\/30/);
+  const { code, stderr } = await interruptWhen(['train', config, '--run-dir', runDir], /step \d+ \(\d+\/30\)/);
   assert.equal(code, 130, stderr);
   assert.match(stderr, /stopping after this step/);
   assert.match(stderr, /stopped after step (\d+); continue with: troupe train \S+tiny\.yaml --resume/);

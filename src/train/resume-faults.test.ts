@@ -20,7 +20,12 @@ const trainSteps = (runDir: string) =>
 
 test('a killed save and a damaged newest checkpoint: resume cleans up, falls back, and ends as an uninterrupted run', async () => {
   const whole = join(dir, 'whole');
-  await runTraining({ config, runDir: whole, stream: quiet });
+  let printed = '';
+  await runTraining({ config, runDir: whole, stream: { write: (text: string) => (printed += text) } });
+  // One step numbering: the progress line, the checkpoint and the report name the last step alike.
+  assert.match(printed, /^step 3 \(4\/4\) /m);
+  assert.ok(existsSync(join(whole, 'checkpoints', 'step-000003')));
+  assert.match(readFileSync(join(whole, 'report.html'), 'utf8'), /after RL step 3\b/);
 
   const runDir = join(dir, 'faulty');
   await runTraining({ config, runDir, stream: quiet, stopAfterSteps: 3 });

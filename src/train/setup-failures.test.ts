@@ -43,7 +43,7 @@ test('a run whose setup fails removes the run folder it made', () => {
 
 test('Ctrl-C during the warm start: says what it kept and leaves no folder that demands --resume', async () => {
   const runDir = join(dir, 'warm');
-  const { code, stderr } = await interruptWhen(['train', config, '--run-dir', runDir, '--set', 'warm_start.epochs=1000', '--set', 'warm_start.episodes=40'], /warm-start \d+\//, env);
+  const { code, stderr } = await interruptWhen(['train', config, '--run-dir', runDir, '--set', 'warm_start.epochs=1000', '--set', 'warm_start.episodes=40'], /warm-start \d+ \(/, env);
   assert.equal(code, 130, stderr);
   assert.match(stderr, /stopping the warm start after this step/);
   assert.match(stderr, /stopped during the warm start, after \d+ of \d+ steps; a warm start is not checkpointed, so nothing was kept \(\S+warm was removed\); start again with: troupe train \S+tiny\.yaml --run-dir \S+warm\n$/);

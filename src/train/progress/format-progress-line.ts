@@ -1,6 +1,9 @@
 /**
  * The one-line training status, e.g.
- *   step 12/50 [##........] 24% ETA 3m10s held-out 58% (step 10) tree success 100% reward tool 0.41 plan 0.72 2.1 samples/s
+ *   step 11 (12/50) [##........] 24% ETA 3m10s held-out 58% (step 9) tree success 100% reward tool 0.41 plan 0.72 2.1 samples/s
+ * Steps are named as everywhere else (checkpoints/step-000011, rollouts/step-000011.jsonl,
+ * metrics.jsonl, the report): from 0, so `step 11` is the twelfth update, and `(12/50)` counts
+ * the steps done. `held-out 58% (step 9)` was measured after step 9's update.
  * Each success number is named for whose play it measures: `held-out` is the sampled policy on
  * eval tasks (the number that matters, with the step it was measured after), `tree success`
  * the best-branch search on this step's training tasks, `policy success` the sampled policy on
@@ -37,9 +40,9 @@ export interface ProgressState {
 
 const has = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
 
-/** `(base)` for the eval before RL, else `(step N)` counting steps done, like the line's `step N/M`. */
+/** `(base)` for the eval before RL, else `(step N)`: measured after step N's update (steps count from 0). */
 export function evalWhen(evalStep: number): string {
-  return evalStep < 0 ? '(base)' : `(step ${evalStep + 1})`;
+  return evalStep < 0 ? '(base)' : `(step ${evalStep})`;
 }
 
 export function formatPercent(x: number): string {
@@ -66,7 +69,7 @@ interface Part {
 function parts(state: ProgressState, barWidth: number): Part[] {
   const fraction = state.total > 0 ? state.done / state.total : 0;
   const out: Part[] = [
-    { text: `${state.label ?? 'step'} ${state.done}/${state.total}`, dropRank: 0 },
+    { text: `${state.label ?? 'step'} ${state.done > 0 ? `${state.done - 1} ` : ''}(${state.done}/${state.total})`, dropRank: 0 },
     { text: progressBar(fraction, barWidth), dropRank: 3 },
     { text: `${Math.floor(Math.min(1, fraction) * 100)}%`, dropRank: 0 },
     { text: `ETA ${state.etaSeconds === undefined ? '?' : formatDuration(state.etaSeconds)}`, dropRank: 0 },

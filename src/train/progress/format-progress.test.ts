@@ -44,7 +44,7 @@ const full: ProgressState = {
 test('the full line reads like the documented example', () => {
   assert.equal(
     formatProgressLine(full),
-    'step 12/50 [##........] 24% ETA 3m10s held-out 58% (step 10) tree success 62% reward tool 0.41 plan 0.72 2.1 samples/s',
+    'step 11 (12/50) [##........] 24% ETA 3m10s held-out 58% (step 9) tree success 62% reward tool 0.41 plan 0.72 2.1 samples/s',
   );
 });
 
@@ -54,12 +54,12 @@ test('each success number is named for whose play it measures', () => {
   assert.match(line({ success: 0.25, successOf: 'sampled' }), / policy success 25%$/);
   assert.match(line({ success: 0.25 }), / train success 25%$/, 'an old metrics file without success_of');
   assert.match(line({ evalSuccess: 0.24, evalStep: -1 }), / held-out 24% \(base\)$/, 'the eval before any RL update');
-  assert.match(line({ evalSuccess: 0.5, evalStep: 49 }), / held-out 50% \(step 50\)$/, 'counted like step N/M: after 50 updates');
+  assert.match(line({ evalSuccess: 0.5, evalStep: 49 }), / held-out 50% \(step 49\)$/, 'named like checkpoints/step-000049: after step 49');
 });
 
 test('missing numbers are left out, not shown as 0 or NaN', () => {
   const line = formatProgressLine({ done: 0, total: 8, success: null, rewards: { tool: null }, samplesPerS: Number.NaN });
-  assert.equal(line, 'step 0/8 [..........] 0% ETA ?');
+  assert.equal(line, 'step (0/8) [..........] 0% ETA ?');
 });
 
 test('a narrow terminal drops throughput, then rewards, then the bar, then the training success, then cuts', () => {
@@ -69,8 +69,8 @@ test('a narrow terminal drops throughput, then rewards, then the bar, then the t
   const noReward = formatProgressLine(full, noRate.length - 1);
   assert.ok(!noReward.includes('reward') && noReward.includes('tree success 62%'));
   const noBar = formatProgressLine(full, noReward.length - 1);
-  assert.equal(noBar, 'step 12/50 24% ETA 3m10s held-out 58% (step 10) tree success 62%');
-  assert.equal(formatProgressLine(full, noBar.length - 1), 'step 12/50 24% ETA 3m10s held-out 58% (step 10)', 'held-out, the policy\'s own number, stays longest');
+  assert.equal(noBar, 'step 11 (12/50) 24% ETA 3m10s held-out 58% (step 9) tree success 62%');
+  assert.equal(formatProgressLine(full, noBar.length - 1), 'step 11 (12/50) 24% ETA 3m10s held-out 58% (step 9)', 'held-out, the policy\'s own number, stays longest');
   const cut = formatProgressLine(full, 20);
   assert.equal(cut.length, 20);
   assert.ok(cut.endsWith('...'));

@@ -23,7 +23,7 @@ function fakeClock() {
 }
 
 test('on a TTY each update redraws one line in place, fitted to the width', () => {
-  const stream = fakeStream(true, 40);
+  const stream = fakeStream(true, 48);
   const time = fakeClock();
   const progress = new ProgressDisplay({ stream, total: 10, clock: time.clock });
   for (let done = 1; done <= 3; done += 1) {
@@ -33,9 +33,9 @@ test('on a TTY each update redraws one line in place, fitted to the width', () =
   assert.ok(!stream.out.includes('\n'));
   const frames = stream.out.split('\r\x1b[K').filter(Boolean);
   assert.equal(frames.length, 3);
-  for (const frame of frames) assert.ok(frame.length <= 39, frame);
+  for (const frame of frames) assert.ok(frame.length <= 47, frame);
   // Three 2 s steps, seven left: 14 s.
-  assert.match(frames[2]!, /^step 3\/10 .*ETA 14s train success 50%/);
+  assert.match(frames[2]!, /^step 2 \(3\/10\) .*ETA 14s train success 50%/);
 });
 
 test('the ETA follows the moving average of recent steps', () => {
@@ -60,7 +60,7 @@ test('not on a TTY: a plain line for the first update, every N steps and the las
     progress.update({ done, success: done / 10 });
   }
   const lines = stream.out.trimEnd().split('\n');
-  assert.deepEqual(lines.map((l) => l.split(' ')[1]), ['1/7', '3/7', '6/7', '7/7']);
+  assert.deepEqual(lines.map((l) => l.split(' ')[2]), ['(1/7)', '(3/7)', '(6/7)', '(7/7)']);
   assert.ok(!stream.out.includes('\r'));
 });
 
@@ -70,7 +70,7 @@ test('a resumed run counts from its start step and times only the new steps', ()
   const progress = new ProgressDisplay({ stream, total: 30, startAt: 20, every: 1, clock: time.clock });
   time.advance(5);
   progress.update({ done: 21 });
-  assert.match(stream.out, /^step 21\/30 \[#######\.\.\.\] 70% ETA 45s/);
+  assert.match(stream.out, /^step 20 \(21\/30\) \[#######\.\.\.\] 70% ETA 45s/);
 });
 
 test('log prints above the live line and redraws it; finish replaces it with the summary', () => {
