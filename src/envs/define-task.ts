@@ -11,14 +11,24 @@ import { optionsFromDefaults, type OptionValue } from './options-from-defaults.j
 import { taskOrigin } from './registry.js';
 import type { Env, ParseResult, ReferenceResponder, Role, ScriptedResponder, TaskDefinition, TaskSource, Team, TurnContext } from './types.js';
 
-/** What `team(options)` returns: the roles in turn order and the team's (global) reward. */
+/**
+ * What `team(options)` returns: the roles in turn order and the team's (global) reward.
+ *
+ * @example
+ * ```ts
+ * team: () => ({ roles: [see, go], globalReward: (env) => (env.success ? 1 : 0) }),
+ * ```
+ */
 export interface TeamSpec<E extends Env> {
   readonly roles: ReadonlyArray<Role<E, any>>;
   /** The team reward of a state, e.g. 1 when solved. Pure function of the env. */
   globalReward(env: E): number;
 }
 
-/** The input of `defineTask`. `O` is the task's options type (inferred from `options`). */
+/**
+ * The input of `defineTask`. `O` is the task's options type (inferred from `options`).
+ * docs/new-task.md shows a complete one (examples/relay/relay.ts).
+ */
 export interface TaskSpec<E extends Env, O extends object> {
   /** The name configs use (`tasks: { name }`); letters, digits, - and _. */
   readonly name: string;

@@ -24,7 +24,14 @@ import type { Rng } from '../util/rng.js';
  */
 export type ParseResult<A> = { ok: true; action: A } | { ok: false; reason: string };
 
-/** Where in the episode a role is acting. Turns are 0-based. */
+/**
+ * Where in the episode a role is acting. Turns are 0-based.
+ *
+ * @example
+ * ```ts
+ * prompt: (env, ctx) => `TURN ${ctx.turn + 1} OF ${ctx.maxTurns}\n${render(env)}`,
+ * ```
+ */
 export interface TurnContext {
   readonly turn: number;
   readonly maxTurns: number;
@@ -185,8 +192,15 @@ export interface TeamOptions {
 }
 
 /**
- * Everything Troupe needs to offer a task: registered explicitly in src/envs/registry.ts.
+ * Everything Troupe needs to offer a task: the built-in tasks are written this way and
+ * registered in src/envs/registry.ts; a user's task is made by `defineTask`, which fills it in.
  * `Options` are the task's own config keys (under `tasks:` in a config, next to `name`).
+ *
+ * @example
+ * ```ts
+ * const task: TaskDefinition<GuessEnv, { max: number }> = defineTask({ name: 'guess', options: { max: 9 }, maxTurns: 1, source, team, scripted });
+ * task.optionsSchema.parse({}); // { max: 9 }
+ * ```
  */
 export interface TaskDefinition<E extends Env = Env, Options extends object = object> {
   readonly name: string;
