@@ -96,3 +96,14 @@ for (const [name, make] of backends) {
     }
   });
 }
+
+// The split must not change a sum on any instruction set (their vector widths differ: 16, 8
+// and 4 floats), so the other instruction sets this CPU runs get the kernel battery on 3 threads.
+const binding = loadNativeBinding().binding;
+for (const isa of binding?.isas.slice(1) ?? []) {
+  test(`native-${isa}: split kernels give the same bits on 1 and 3 threads`, () => {
+    const expected = battery(createNativeKernels({ threads: 1, isa }));
+    const got = battery(createNativeKernels({ threads: 3, isa, parallelFrom: 0, rowsParallelFrom: 0 }));
+    got.forEach((out, i) => assert.deepEqual(out, expected[i], `native-${isa}, 3 threads: output ${i} differs from 1 thread`));
+  });
+}
