@@ -9,8 +9,10 @@ whose loss falls; a sampling client from the trained weights whose greedy contin
 reproduces the trained text; compute_logprobs within 1e-3 of the trainer's forward
 logprobs; num_samples=4 with logprobs; an importance_sampling step; errors (not hangs) for
 an unknown model and an out-of-vocabulary token. Token ids are used directly (no tokenizer
-download): any vocabulary of >= 64 ids works.
+download): any vocabulary of >= 64 ids works. With TOKENIZER_IDS=N set (a model whose rows
+past N have no token), the base model's sampler must return such padded ids as sampled.
 """
+import os
 import sys
 import time
 
@@ -48,6 +50,18 @@ def expect_error(name: str, fn) -> None:
 service = tinker.ServiceClient()
 models = [m.model_name for m in service.get_server_capabilities().supported_models]
 check("server capabilities list the model", MODEL in models, f"models: {models}")
+
+# A padded vocabulary (more embedding rows than tokenizer ids, as in every Qwen3): with
+# TOKENIZER_IDS=N (the ids with a token), the untrained base must be able to sample ids >= N
+# and get them back as sampled, with their logprobs, instead of a failed future.
+padded_from = int(os.environ.get("TOKENIZER_IDS", "0"))
+if padded_from > 0:
+    base = service.create_sampling_client(base_model=MODEL)
+    drawn = base.sample(types.ModelInput.from_ints(TEXT[:3]), 8, types.SamplingParams(max_tokens=16, temperature=1.0, seed=3)).result(timeout=TIMEOUT)
+    tokens = [t for s in drawn.sequences for t in s.tokens]
+    padded = [t for t in tokens if t >= padded_from]
+    whole = all(s.logprobs is not None and len(s.logprobs) == len(s.tokens) for s in drawn.sequences)
+    check(f"padded ids (>= {padded_from}) come back as sampled, with logprobs", len(padded) > 0 and whole, f"{len(padded)} of {len(tokens)} sampled ids are padded rows")
 
 tc = service.create_lora_training_client(base_model=MODEL, rank=8, seed=1)
 info = tc.get_info()
