@@ -33,7 +33,8 @@ export const trainSection = z
     /**
      * PPO's "old" policy: the logprobs recorded at sampling (`sampler`), or the learner's own
      * recomputation with a truncated importance weight min(exp(learner - sampler), tis_cap) per
-     * token (`learner`: decoupled PPO). `auto`: learner for a bf16 base, whose sampling and
+     * token (`learner`: decoupled PPO). `auto`: learner for asynchronous training
+     * (max_steps_off_policy > 0) and for a bf16 base, whose sampling and
      * training paths round differently (train/logprob-gap.ts), sampler otherwise.
      */
     old_logprobs: z.enum(['auto', 'sampler', 'learner']).default('auto'),

@@ -41,6 +41,13 @@ export interface TinkerLearnerOptions {
   readonly gradClip: number;
   readonly weightDecay: number;
   readonly logprobTolerance: number;
+  /**
+   * PPO's "old" policy: the sampler's logprobs (default), or (`learner`, what asynchronous
+   * training resolves `auto` to) the service's forward logprobs with each token weighted by the
+   * truncated importance ratio min(exp(forward - sampler), tisCap): decoupled PPO.
+   */
+  readonly oldLogprobs?: 'auto' | 'sampler' | 'learner';
+  readonly tisCap?: number;
   /** AdamW moments; Troupe's defaults (not Tinker's) so that runs match embedded ones. */
   readonly beta1?: number;
   readonly beta2?: number;
@@ -56,6 +63,12 @@ export interface TinkerUpdateMetrics {
   readonly tokens: number;
   readonly sequences: number;
   readonly max_logprob_gap: number;
+  readonly mean_logprob_gap: number;
+  /** Decoupled PPO only: the truncated importance weights' range and mean. */
+  readonly is_weight_min?: number;
+  readonly is_weight_max?: number;
+  readonly is_weight_mean?: number;
+  readonly is_truncated_fraction?: number;
 }
 
 /** prompt + response as a next-token datum whose weights are zero on the prompt. */
@@ -114,7 +127,14 @@ export class TinkerLearner {
     if (!(freshGap <= this.options.logprobTolerance)) {
       throw new TroupeError('invariant', `policy '${this.policyId}': logprobs recorded at sampling differ from the service's forward logprobs by up to ${freshGap.toExponential(2)} (tolerance ${this.options.logprobTolerance}); the sampler did not use the training model's current weights`);
     }
-    const result = policyLoss({ ...flat, refLogprobs_N: withKl ? flat.refLogprobs_N : undefined }, this.options.loss);
+    const decoupled = this.options.oldLogprobs === 'learner';
+    const refLogprobs_N = withKl ? flat.refLogprobs_N : undefined;
+    // Decoupled: the forward (the weights before this step) is the old policy, the sampler's
+    // logprobs the behaviour policy whose truncated ratio weights each token.
+    const result = decoupled
+      ? policyLoss({ ...flat, oldLogprobs_N: flat.logprobs_N, behaviourLogprobs_N: flat.oldLogprobs_N, refLogprobs_N }, { ...this.options.loss, tisCap: this.options.tisCap ?? 2 })
+      : policyLoss({ ...flat, refLogprobs_N }, this.options.loss);
+    const weights = result.importance;
     let at = 0;
     const data = usable.map((s) => {
       const w = new Float32Array(s.responseIds.length);
@@ -136,6 +156,8 @@ export class TinkerLearner {
         tokens: flat.logprobs_N.length,
         sequences: usable.length,
         max_logprob_gap: gap,
+        mean_logprob_gap: flat.logprobs_N.length === 0 ? 0 : flat.logprobs_N.reduce((sum, lp, i) => sum + Math.abs(lp - flat.oldLogprobs_N[i]!), 0) / flat.logprobs_N.length,
+        ...(weights === null ? {} : { is_weight_min: weights.minWeight, is_weight_max: weights.maxWeight, is_weight_mean: weights.meanWeight, is_truncated_fraction: weights.truncatedFraction }),
       },
       sampler,
     };

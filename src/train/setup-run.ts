@@ -53,7 +53,8 @@ export function learnerOptions(config: ResolvedConfig, models: readonly LlamaCon
     weightDecay: t.weight_decay,
     microBatchTokens: resolveMicroBatchTokens(t.micro_batch_tokens, models),
     logprobTolerance: t.logprob_tolerance,
-    oldLogprobs: t.old_logprobs,
+    // Asynchronous samples come from older weights: decoupled PPO with TIS corrects for them.
+    oldLogprobs: t.old_logprobs === 'auto' && t.max_steps_off_policy > 0 ? 'learner' : t.old_logprobs,
     tisCap: t.tis_cap,
     logprobGapLimit: t.logprob_gap_limit,
   };

@@ -86,12 +86,13 @@ test('asynchronous (max_steps_off_policy 1): the service samples step k + 1 with
   await runTraining({ config: run.config, runDir: tinkerDir, stream: quiet, set: tinkerSet });
   await runTraining({ config: run.config, runDir: join(run.dir, 'embedded-async'), stream: quiet, set });
   const [t, e] = [records(tinkerDir), records(join(run.dir, 'embedded-async'))];
-  const strip = (r: any) => ({ ...r, policies: null, off_policy: { ...r.off_policy, logprob_gap_max: null } });
+  const strip = (r: any) => ({ ...r, policies: null, off_policy: { ...r.off_policy, logprob_gap_max: null, is_weight_min: null, is_weight_max: null } });
   for (let step = 0; step < STEPS; step++) {
     const [ts, es] = [t.find((r) => r.kind === 'train' && r.step === step), e.find((r) => r.kind === 'train' && r.step === step)];
     // Had the rollout of step k + 1 used a sampler of the new weights, its tokens would differ.
     assert.deepEqual(strip(ts), strip(es), `step ${step}: same samples, staleness and trained groups`);
     close(ts.off_policy.logprob_gap_max, es.off_policy.logprob_gap_max, 1e-4, `step ${step} sampler/learner gap`);
+    close(ts.off_policy.is_weight_max, es.off_policy.is_weight_max, 1e-4, `step ${step} largest importance weight`);
     for (const id of ['plan', 'tool']) close(ts.policies[id].loss, es.policies[id].loss, 1e-5, `step ${step} ${id} loss`);
   }
   assert.deepEqual(t.filter((r) => r.kind === 'train').map((r) => r.off_policy.max_staleness), [0, 1, 1, 1]);

@@ -36,6 +36,10 @@ test('s = 1: step 0 trains fresh samples, every later step samples one update ol
   }
   assert.ok(steps[0].off_policy.logprob_gap_max < 1e-3, 'fresh samples match the learner');
   assert.ok(steps.slice(1).some((r) => r.off_policy.logprob_gap_max > 1e-3), 'stale ones do not, and the gap is reported instead of stopping the run');
+  // The loss is decoupled PPO: each stale token is weighted by min(pi_learner / pi_sampler, tis_cap = 2).
+  assert.ok(steps.every((r) => r.off_policy.is_weight_min > 0 && r.off_policy.is_weight_max <= 2));
+  assert.ok(steps.slice(1).some((r) => r.off_policy.is_weight_max - r.off_policy.is_weight_min > 1e-3), 'stale tokens get weights other than 1');
+  assert.ok(steps.every((r) => Object.values(r.policies).every((p: any) => p.is_weight_mean !== undefined)), 'the learners ran decoupled PPO (old_logprobs auto -> learner)');
   const rollout = readFileSync(join(runDir, 'rollouts', 'step-000003.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(rollout.every((s) => s.policy_version === 2), 'step 3 was sampled after 2 updates (tiny runs update both policies every step)');
   const pending = JSON.parse(readFileSync(join(runDir, 'checkpoints', 'step-000002', 'pipeline.json'), 'utf8'));
