@@ -2,6 +2,7 @@
 // concurrency and the errors of bad requests. Attacks are in sandbox-hostile.test.ts.
 // Run: npx tsx --test src/sandbox/sandbox.test.ts
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { after, test } from 'node:test';
 import { isSandboxUid, Sandbox } from './sandbox.js';
 import { py, sandbox, sandboxProcesses } from './sandbox-fixture.test-helper.js';
@@ -107,6 +108,22 @@ test('bad requests are user errors, not sandbox runs', async () => {
   await assert.rejects(sandbox.run({ language: 'ruby' as 'python', code: '' }), /unknown sandbox language 'ruby'/);
   assert.throws(() => new Sandbox({ concurrency: 0 }), /concurrency/);
   await assert.rejects(py('print(1)', { limits: { wallMs: -1 } }), /wallMs/);
+});
+
+test('by default as many programs run at once as TROUPE_THREADS says (at most 64), else the cores', () => {
+  const saved = process.env.TROUPE_THREADS;
+  try {
+    process.env.TROUPE_THREADS = '3';
+    assert.equal(new Sandbox().concurrency, 3);
+    process.env.TROUPE_THREADS = '200';
+    assert.equal(new Sandbox().concurrency, 64);
+    delete process.env.TROUPE_THREADS;
+    assert.equal(new Sandbox().concurrency, Math.min(64, availableParallelism()));
+    assert.equal(new Sandbox({ concurrency: 5 }).concurrency, 5, 'an explicit concurrency wins');
+  } finally {
+    if (saved === undefined) delete process.env.TROUPE_THREADS;
+    else process.env.TROUPE_THREADS = saved;
+  }
 });
 
 test('a missing python3 is a sandbox error that names the command and the fix', async () => {
