@@ -162,8 +162,8 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
     removeIfFresh();
     if (!(error instanceof WarmStartInterrupted)) throw error;
     const kept = fresh
-      ? `a warm start is not checkpointed, so nothing was kept (${runDir} was removed); start again with: troupe train ${options.config}${options.runDir ? ` --run-dir ${runDir}` : ''}`
-      : `the base model was not saved and ${runDir} keeps what it had; continue with: troupe train ${options.config} --resume --run-dir ${runDir}`;
+      ? `a warm start is not checkpointed, so nothing was kept (${runDir} was removed); start again with: troupe train ${configPath}${options.runDir ? ` --run-dir ${runDir}` : ''}`
+      : `the base model was not saved and ${runDir} keeps what it had; continue with: troupe train ${configPath} --resume --run-dir ${runDir}`;
     log(`stopped during the warm start, after ${error.step} of ${error.steps} steps; ${kept}`);
     return { runDir, lastStep: -1, interrupted: true };
   } finally {
