@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Command } from 'commander';
+import { benchGrpoStep } from './bench-grpo-step.js';
 import { benchModel } from './bench-model.js';
 import { measureOtherCpuBusy } from './cpu-busy.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
@@ -279,6 +280,29 @@ export function benchCommand(): Command {
       const threads = opts.threads ?? threadsFromEnv();
       const result = await benchModel(model, { threads, backend: opts.backend, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
       process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k.padEnd(17)} ${String(v)}`).join('\n')}\n`);
+    });
+  bench
+    .command('grpo-step')
+    .argument('<model>', 'a model folder or a hub id (Org/Name), e.g. a Qwen3-0.6B-shaped checkpoint (bench/make-qwen3-shape.ts)')
+    .description('time one single-agent GRPO step with LoRA: P prompts x K completions x N new tokens, then the update (bench/grpo-step-vs-trl.sh compares TRL)')
+    .option('--prompts <n>', 'prompts P', '4')
+    .option('--k <n>', 'completions per prompt K', '8')
+    .option('--tokens <n>', 'new tokens per completion N', '64')
+    .option('--lora-rank <n>', 'LoRA rank on all seven projections (alpha = 2 x rank)', '16')
+    .option('--json', 'print one JSON object instead of lines', false)
+    .addOption(threadsOption('threads'))
+    .addOption(backendOption())
+    .action(async (model: string, opts: { prompts: string; k: string; tokens: string; loraRank: string; json: boolean; threads?: number; backend?: BackendName }) => {
+      const result = await benchGrpoStep(model, {
+        prompts: Number(opts.prompts),
+        k: Number(opts.k),
+        newTokens: Number(opts.tokens),
+        loraRank: Number(opts.loraRank),
+        threads: opts.threads ?? threadsFromEnv(),
+        backend: opts.backend,
+        progress: (line) => process.stderr.write(`troupe bench: ${line}\n`),
+      });
+      process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k.padEnd(19)} ${String(v)}`).join('\n')}\n`);
     });
   return bench;
 }

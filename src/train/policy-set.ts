@@ -20,7 +20,7 @@ import type { TinkerPolicy } from '../policy/tinker-policy.js';
 import type { Policy } from '../policy/types.js';
 import { TroupeError } from '../util/errors.js';
 import { deriveSeed } from '../util/rng.js';
-import { Learner, type LearnerOptions, type TrainingSequence } from './learner.js';
+import { Learner, type LearnerOptions, type MicroBatchProgress, type TrainingSequence } from './learner.js';
 
 export type PolicyMapSpec = 'shared' | 'per-role' | 'lora' | Readonly<Record<string, string>>;
 
@@ -49,8 +49,11 @@ interface MemberCommon {
   /** Roles this policy plays. */
   readonly roles: readonly string[];
   readonly policy: Policy;
-  /** One optimizer step on this policy's sequences; afterwards `policy` samples the new weights. */
-  update(sequences: readonly TrainingSequence[], lr: number): Promise<PolicyUpdate>;
+  /**
+   * One optimizer step on this policy's sequences; afterwards `policy` samples the new weights.
+   * `progress` hears of each learner micro-batch (embedded learners; others ignore it).
+   */
+  update(sequences: readonly TrainingSequence[], lr: number, progress?: MicroBatchProgress): Promise<PolicyUpdate>;
 }
 
 export interface EmbeddedMember extends MemberCommon {
@@ -91,7 +94,7 @@ export function policyLookup(roleToPolicy: ReadonlyMap<string, string>, members:
 
 /** An embedded member: its learner runs in-process, synchronously. */
 function embeddedMember(init: Omit<EmbeddedMember, 'backend' | 'update'>): EmbeddedMember {
-  return { backend: 'embedded', ...init, update: async (sequences, lr) => init.learner.update(sequences, lr) };
+  return { backend: 'embedded', ...init, update: async (sequences, lr, progress) => init.learner.update(sequences, lr, progress) };
 }
 
 /** Policy id of every role under a map spec. */

@@ -19,6 +19,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import { PhaseProgress, watchPolicySet } from './progress/phase-progress.js';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import { cosineLr } from '../engine/optim/cosine-schedule.js';
 import { readConfig } from '../config/read-config.js';
@@ -201,7 +202,10 @@ async function trainLoop(
   const t = config.train;
   let first = 0;
   const latest = ctx.resume ? await loadNewestIntactCheckpoint(ctx.runDir, setup.policies, ctx.log) : undefined;
-  const pipeline = new StepPipeline({ base: { ...setup.stepInput, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps });
+  // Lines during the base evaluation, a step's sampling and an update when they take long (big models).
+  const phases = new PhaseProgress({ log: ctx.log });
+  const policies = watchPolicySet(setup.stepInput.policies, phases);
+  const pipeline = new StepPipeline({ base: { ...setup.stepInput, policies, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps });
   if (latest) {
     checkSameEngine(latest, setup.engine, ctx.allowEngineChange, ctx.log);
     const inFlight = readPipelineFile(latest.dir, t.max_steps_off_policy);
@@ -212,7 +216,8 @@ async function trainLoop(
   }
 
   const runEval = async (step: number): Promise<EvalRecord> => {
-    const result = await evaluate({ ...setup.evalInput, tasks: t.eval_tasks, temperature: t.eval_temperature, seed: config.seed });
+    phases.begin(step < 0 ? 'base evaluation' : `evaluation after step ${step + 1}`);
+    const result = await evaluate({ ...setup.evalInput, policyFor: phases.watch(setup.evalInput.policyFor), tasks: t.eval_tasks, temperature: t.eval_temperature, seed: config.seed });
     const record: EvalRecord = { kind: 'eval', step, split: 'eval', ...result, elapsed_s: ctx.elapsed() };
     ctx.metrics.write(record);
     return record;
@@ -234,6 +239,7 @@ async function trainLoop(
   try {
     for (; step < t.steps; step++) {
       const lr = cosineLr({ step, warmupSteps: t.warmup_steps, totalSteps: t.steps, maxLr: t.lr, minLr: t.lr * t.min_lr_ratio });
+      phases.begin(`step ${step + 1}/${t.steps}`);
       const { record, samples } = await pipeline.step(step, lr);
       ctx.metrics.write({ ...record, elapsed_s: ctx.elapsed() });
       unknownChars.check(samples);
