@@ -45,7 +45,10 @@ export async function loadNewestIntactCheckpoint(runDir: string, policies: Polic
   for (const checkpoint of all) {
     try {
       const state = await loadTrainingCheckpoint(checkpoint.dir, policies);
-      for (const d of damaged) renameSync(d.dir, `${d.dir}.damaged`);
+      for (const d of damaged) {
+        rmSync(`${d.dir}.damaged`, { recursive: true, force: true }); // one from an earlier fault
+        renameSync(d.dir, `${d.dir}.damaged`);
+      }
       if (damaged.length > 0) {
         const names = damaged.map((d) => basename(d.dir)).join(', ');
         warn(`warning: checkpoint ${names} is damaged (${damaged[0]!.reason}); resuming from ${basename(checkpoint.dir)}, the newest intact one (the damaged one is kept as ${basename(damaged[0]!.dir)}.damaged)`);
