@@ -1,13 +1,15 @@
 /**
  * The one way a completion acts on an env, shared by every sampling mode: read the action
  * (a failed generation becomes a failed parse with the generation's error as its reason, so
- * the role still applies its penalty), let the role step the env, score the result with
+ * the role still applies its penalty; a reasoning model's thinking is set aside first,
+ * answer-after-thinking.ts), let the role step the env, score the result with
  * total = local + alpha * global. Nothing here throws on bad model output: failures are
  * returned as data for the sample and the episode stats.
  */
 import { mixReward, type RewardParts } from '../algo/mix-reward.js';
 import type { Env, ParseResult, Role, StepOutcome, Team, TurnContext } from '../envs/types.js';
 import type { Completion } from '../policy/types.js';
+import { answerAfterThinking } from './answer-after-thinking.js';
 
 export interface ParsedCompletion {
   readonly parsed: ParseResult<unknown>;
@@ -21,7 +23,8 @@ export function parseCompletion(role: Role<any, any>, completion: Completion): P
       generationError: true,
     };
   }
-  return { parsed: role.parse(completion.text), generationError: false };
+  const answer = answerAfterThinking(completion.text);
+  return { parsed: answer.ok ? role.parse(answer.text) : answer, generationError: false };
 }
 
 export interface StepResult {

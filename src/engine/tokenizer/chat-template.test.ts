@@ -39,6 +39,17 @@ test('a Jinja template is rendered with its specials and add_generation_prompt',
   assert.equal(ids.filter((id) => id === tokenizer.special.eos).length, 2);
 });
 
+test('an assistant turn\'s tool_calls and reasoning_content reach the template; other fields do not', () => {
+  // Upper case only: the standard vocabulary has no lower-case letters.
+  const t = jinjaChatTemplate(
+    '{% for m in messages %}[{{ m.role | upper }}]{% if m.reasoning_content %}[THINK]{{ m.reasoning_content }}{% endif %}{% for c in m.tool_calls or [] %}[CALL]{{ c.function.name }}({{ c.function.arguments | tojson }}){% endfor %}{{ m.content }}{{ m.extra }}{% endfor %}',
+    tokenizer,
+    { specials },
+  );
+  const call = { role: 'assistant', content: '', reasoning_content: 'WALL LEFT', tool_calls: [{ type: 'function', function: { name: 'BFS', arguments: { G: 'S.G' } } }], extra: 'X' };
+  assert.equal(t.render([{ role: 'user', content: 'GRID 1' }, call], { addGenerationPrompt: false }), '[USER]GRID 1[ASSISTANT][THINK]WALL LEFT[CALL]BFS({"G": "S.G"})');
+});
+
 test('enable_thinking reaches the template only when given; other kwargs pass through', () => {
   const t = jinjaChatTemplate(thinkingTemplate, tokenizer, { specials });
   const user = messages.slice(1);

@@ -31,6 +31,13 @@ export const CHAT_TEMPLATE_FILE = CHAT_TEMPLATE_FILE_NAME;
 export interface ChatMessage {
   readonly role: string;
   readonly content: string;
+  /**
+   * An assistant turn's calls, OpenAI-shaped (`{ type: 'function', function: { name, arguments } }`),
+   * which templates such as Qwen3's render as `<tool_call>` blocks.
+   */
+  readonly tool_calls?: readonly unknown[];
+  /** An assistant turn's reasoning (Qwen3's template writes it inside `<think>`). */
+  readonly reasoning_content?: string;
 }
 
 export interface ChatRenderOptions {
@@ -85,7 +92,12 @@ export function jinjaChatTemplate(
     try {
       return template.render({
         ...o.kwargs,
-        messages: messages.map((m) => ({ role: m.role, content: m.content })),
+        messages: messages.map((m) => ({
+          role: m.role,
+          content: m.content,
+          ...(m.tool_calls !== undefined ? { tool_calls: m.tool_calls } : {}),
+          ...(m.reasoning_content !== undefined ? { reasoning_content: m.reasoning_content } : {}),
+        })),
         add_generation_prompt: o.addGenerationPrompt,
         ...options.specials,
         ...(o.enableThinking !== undefined ? { enable_thinking: o.enableThinking } : {}),
