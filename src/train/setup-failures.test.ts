@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath as cli, interruptWhen, tinyRun } from './tiny-run.test-helper.js';
 
@@ -51,4 +51,17 @@ test('Ctrl-C during the warm start: says what it kept and leaves no folder that 
   // Starting again works without --resume.
   const again = spawnSync(process.execPath, [cli, 'train', config, '--run-dir', runDir], { encoding: 'utf8', env });
   assert.equal(again.status, 0, again.stderr);
+});
+
+test('Ctrl-C during the warm start in a folder that existed before: kept as it was, and --resume finishes the run', async () => {
+  const runDir = join(dir, 'existing');
+  mkdirSync(runDir);
+  const { code, stderr } = await interruptWhen(['train', config, '--run-dir', runDir, '--set', 'warm_start.epochs=150', '--set', 'warm_start.episodes=40'], /warm-start \d+ \(/, env);
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /stopped during the warm start, after \d+ of \d+ steps; the base model was not saved and \S+existing keeps what it had; continue with: troupe train \S+tiny\.yaml --resume --run-dir \S+existing\n$/);
+  assert.ok(existsSync(runDir) && !existsSync(join(runDir, 'base', 'warm-start.json')), 'the folder stays, with no cached base');
+  const finished = spawnSync(process.execPath, [cli, 'train', config, '--run-dir', runDir, '--resume', '--set', 'warm_start.epochs=150', '--set', 'warm_start.episodes=40'], { encoding: 'utf8', env });
+  assert.equal(finished.status, 0, finished.stderr);
+  const warm = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.kind === 'warm-start').map((r) => r.step);
+  assert.deepEqual(warm, Array.from({ length: warm.length }, (_, i) => i), 'the stopped warm start\'s records were replaced, each step once');
 });
