@@ -4,11 +4,16 @@ Run through scripts/tinker-sdk-check.sh, which makes the venv and starts the ser
     TINKER_BASE_URL=http://127.0.0.1:PORT TINKER_API_KEY=tml-local \
       python scripts/tinker-sdk-check.py MODEL_NAME
 
-The acceptance sequence of issue 14: a LoRA training client; 25 Adam steps of cross_entropy
+The acceptance sequence: a LoRA training client (get_training_run answers it); 25 Adam steps of cross_entropy
 whose loss falls; a sampling client from the trained weights whose greedy continuation
 reproduces the trained text; compute_logprobs within 1e-3 of the trainer's forward
 logprobs; num_samples=4 with logprobs; an importance_sampling step; errors (not hangs) for
-an unknown model and an out-of-vocabulary token. Token ids are used directly (no tokenizer
+an unknown model and an out-of-vocabulary token. Then what real clients rely on: EOS ends a
+sample also when `stop` is given; a prompt plus max_tokens past the context is an error naming
+both; get_training_run / list_checkpoints / weights_info after saving (train_unembed, the SDK's
+default, trained and reported); create_training_client_from_state resumes the same weights;
+ttl_seconds removes a checkpoint; bad Adam parameters, NaN loss inputs and a num_samples over
+the cap are refused. Token ids are used directly (no tokenizer
 download): any vocabulary of >= 64 ids works. With TOKENIZER_IDS=N set (a model whose rows
 past N have no token), the base model's sampler must return such padded ids as sampled.
 """
@@ -20,6 +25,8 @@ import tinker
 from tinker import types
 
 MODEL = sys.argv[1]
+# The model's EOS id (the shell script reads it from the model folder; absent: the EOS check is skipped).
+EOS = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else None
 TEXT = [3, 17, 42, 8, 25, 33, 12, 50, 9, 4, 27, 61]
 TIMEOUT = 120  # seconds for any one result: a hang is a failure, not a wait
 results: list[tuple[str, bool, str]] = []
@@ -42,7 +49,7 @@ def expect_error(name: str, fn) -> None:
     try:
         fn()
     except Exception as e:  # the SDK raises its own error types; any error (not a hang) passes
-        check(name, True, f"{type(e).__name__} after {time.time() - start:.1f}s: {str(e)[:140]}")
+        check(name, True, f"{type(e).__name__} after {time.time() - start:.1f}s: {str(e)[:220]}")
         return
     check(name, False, "no error was raised")
 
@@ -66,8 +73,12 @@ if padded_from > 0:
 tc = service.create_lora_training_client(base_model=MODEL, rank=8, seed=1)
 info = tc.get_info()
 check("LoRA training client + get_info", info.is_lora and info.lora_rank == 8, f"model_id {info.model_id}")
+rest = service.create_rest_client()
+run = rest.get_training_run(info.model_id).result(timeout=TIMEOUT)
+check("get_training_run answers the run", run.training_run_id == info.model_id and run.base_model == MODEL and run.lora_rank == 8 and run.last_checkpoint is None, f"base_model {run.base_model}, lora_rank {run.lora_rank}")
 
-datum = sft_datum(TEXT)
+# The text ends with EOS, so a trained sample can show that EOS ends it even when `stop` is given.
+datum = sft_datum(TEXT + ([EOS] if EOS is not None else []))
 losses = []
 for step in range(25):
     fb = tc.forward_backward([datum], "cross_entropy")
@@ -82,6 +93,14 @@ check("25 Adam steps of cross_entropy lower the loss", losses[-1] < 0.8 * losses
 sc = tc.save_weights_and_get_sampling_client()
 greedy = sc.sample(types.ModelInput.from_ints(TEXT[:2]), 1, types.SamplingParams(max_tokens=len(TEXT) - 2, temperature=0.0)).result(timeout=TIMEOUT)
 check("greedy sample from the trained weights reproduces the text", list(greedy.sequences[0].tokens) == TEXT[2:], f"got {list(greedy.sequences[0].tokens)}")
+
+if EOS is not None:
+    ended = sc.sample(types.ModelInput.from_ints(TEXT[:2]), 1, types.SamplingParams(max_tokens=len(TEXT) + 4, temperature=0.0, stop=[60])).result(timeout=TIMEOUT)
+    seq0 = ended.sequences[0]
+    check("EOS ends a sample also when stop is given", list(seq0.tokens) == TEXT[2:] + [EOS] and seq0.stop_reason == "stop", f"got {list(seq0.tokens)}, stop_reason {seq0.stop_reason}")
+context = next(m.max_context_length for m in service.get_server_capabilities().supported_models if m.model_name == MODEL)
+expect_error("prompt + max_tokens past the context is an error naming both", lambda: sc.sample(types.ModelInput.from_ints(TEXT), 1, types.SamplingParams(max_tokens=context)).result(timeout=TIMEOUT))
+check("  ... and the message names the prompt length and max_tokens", f"the prompt has {len(TEXT)} tokens and max_tokens is {context}" in results[-1][2], results[-1][2][:160])
 
 fwd = tc.forward([datum], "cross_entropy").result(timeout=TIMEOUT)
 train_lp = list(fwd.loss_fn_outputs[0]["logprobs"].tolist())
@@ -120,11 +139,34 @@ sc2 = service.create_sampling_client(model_path=named.path)
 again = sc2.sample(types.ModelInput.from_ints(TEXT[:2]), 1, types.SamplingParams(max_tokens=3, temperature=0.0)).result(timeout=TIMEOUT)
 check("save_state / load_state_with_optimizer / named sampler weights", saved.path.startswith("tinker://") and len(again.sequences[0].tokens) == 3, saved.path)
 
+run = rest.get_training_run_by_tinker_path(saved.path).result(timeout=TIMEOUT)
+listed = [c.tinker_path for c in rest.list_checkpoints(info.model_id).result(timeout=TIMEOUT).checkpoints]
+check("get_training_run / list_checkpoints show the saved checkpoints", run.last_checkpoint is not None and run.last_checkpoint.tinker_path == saved.path and saved.path in listed and named.path in listed, f"{len(listed)} checkpoints, last {run.last_checkpoint.tinker_path if run.last_checkpoint else None}")
+winfo = rest.get_weights_info_by_tinker_path(saved.path).result(timeout=TIMEOUT)
+check("train_unembed (the SDK default) is trained and reported", winfo.train_unembed is True and winfo.lora_rank == 8, f"weights_info {winfo}")
+resumed = service.create_training_client_from_state(saved.path)
+a = resumed.forward([datum], "cross_entropy").result(timeout=TIMEOUT).loss_fn_outputs[0]["logprobs"].tolist()
+b = tc.forward([datum], "cross_entropy").result(timeout=TIMEOUT).loss_fn_outputs[0]["logprobs"].tolist()
+check("create_training_client_from_state resumes the same weights (head included)", max(abs(x - y) for x, y in zip(a, b)) < 1e-5, f"max |diff| {max(abs(x - y) for x, y in zip(a, b)):.1e}")
+no_head = service.create_lora_training_client(base_model=MODEL, rank=4, train_unembed=False)
+nh_path = no_head.save_state("no-head").result(timeout=TIMEOUT).path
+check("train_unembed=False is reported as such", rest.get_weights_info_by_tinker_path(nh_path).result(timeout=TIMEOUT).train_unembed is False)
+
+short = tc.save_state("short-lived", ttl_seconds=1).result(timeout=TIMEOUT)
+time.sleep(1.5)
+gone = short.path not in [c.tinker_path for c in rest.list_checkpoints(info.model_id).result(timeout=TIMEOUT).checkpoints]
+check("ttl_seconds: an expired checkpoint is removed", gone, short.path)
+expect_error("  ... and loading it is an error", lambda: tc.load_state(short.path).result(timeout=TIMEOUT))
+
 # The rest client's delete_checkpoint (DELETE training_runs/<id>/checkpoints/weights/<name>): loading is then an error.
-service.create_rest_client().delete_checkpoint_from_tinker_path(saved.path).result(timeout=TIMEOUT)
+rest.delete_checkpoint_from_tinker_path(saved.path).result(timeout=TIMEOUT)
 expect_error("delete_checkpoint forgets the saved weights", lambda: tc.load_state(saved.path).result(timeout=TIMEOUT))
 
 expect_error("unknown base model is an error", lambda: service.create_lora_training_client(base_model="no-such/model", rank=4))
+expect_error("Adam beta1 = 2 is refused (not applied)", lambda: tc.optim_step(types.AdamParams(learning_rate=1e-3, beta1=2.0)).result(timeout=TIMEOUT))
+nan_datum = types.Datum(model_input=types.ModelInput.from_ints(TEXT[:4]), loss_fn_inputs={"target_tokens": TEXT[1:5], "weights": [1.0, float("nan"), 1.0, 1.0]})
+expect_error("NaN in weights is refused", lambda: tc.forward_backward([nan_datum], "cross_entropy").result(timeout=TIMEOUT))
+expect_error("num_samples above the server cap is refused", lambda: sc.sample(types.ModelInput.from_ints(TEXT[:2]), 100_000, types.SamplingParams(max_tokens=2)).result(timeout=TIMEOUT))
 bad = types.Datum(model_input=types.ModelInput.from_ints([1, 2, 10_000_000]), loss_fn_inputs={"target_tokens": [2, 3, 4], "weights": [1.0, 1.0, 1.0]})
 expect_error("out-of-vocabulary token is an error", lambda: tc.forward_backward([bad], "cross_entropy").result(timeout=TIMEOUT))
 after_error = tc.forward([datum], "cross_entropy").result(timeout=TIMEOUT)

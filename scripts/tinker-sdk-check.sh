@@ -47,6 +47,9 @@ else
   SERVE_ARGS=(--model "$MODEL")
 fi
 MODEL_NAME=$([ -d "$MODEL" ] && basename "$MODEL" || echo "$MODEL")
+# The EOS id for the stop check: eos_token_id of the folder's config.json (a hub id: skipped).
+CONFIG=$([ -d "$MODEL" ] && echo "$MODEL/config.json" || { [ -n "${REPO:-}" ] && echo "$REPO/snapshots/$COMMIT/config.json"; } || true)
+EOS=$([ -n "$CONFIG" ] && "$PYTHON" -c 'import json, sys; e = json.load(open(sys.argv[1])).get("eos_token_id"); print(e[0] if isinstance(e, list) else ("" if e is None else e))' "$CONFIG" || true)
 
 node dist/src/cli/main.js serve --tinker "${SERVE_ARGS[@]}" --port "$PORT" >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
@@ -57,4 +60,4 @@ for _ in $(seq 1 100); do
 done
 
 TINKER_BASE_URL="http://127.0.0.1:$PORT" TINKER_API_KEY=tml-local \
-  "$VENV/bin/python" scripts/tinker-sdk-check.py "$MODEL_NAME" || { status=$?; echo "--- server log" >&2; tail -30 "$WORK/server.log" >&2; exit $status; }
+  "$VENV/bin/python" scripts/tinker-sdk-check.py "$MODEL_NAME" "$EOS" || { status=$?; echo "--- server log" >&2; tail -30 "$WORK/server.log" >&2; exit $status; }

@@ -23,6 +23,7 @@ import { loadServedModels } from '../serve/load-served-models.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { cachedBaseModels, resolveModelArgument, type BaseModelSource } from '../serve/tinker/base-models.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
+import { DEFAULT_TINKER_LIMITS, LIMIT_FLAGS, type TinkerLimits } from '../serve/tinker/limits.js';
 import { LORA_ALPHA } from '../serve/tinker/training-model.js';
 import type { RemoteSimulationOptions } from '../serve/tinker/simulated-remote.js';
 import { TroupeError } from '../util/errors.js';
@@ -73,6 +74,8 @@ export interface TinkerServeCommandOptions {
   readonly stateDir?: string;
   /** LoRA alpha of every adapter (default 32; the API has no field for it). */
   readonly loraAlpha?: number;
+  /** Per-request and memory bounds (each unset one takes its default, limits.ts). */
+  readonly limits?: Partial<TinkerLimits>;
   /** Kernels (default auto). */
   readonly backend?: BackendName;
   /** A simulated remote GPU service (src/serve/tinker/simulated-remote.ts); default: answer as fast as this machine computes. */
@@ -88,7 +91,7 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   const models = [...named, ...cached];
   if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
   const kernels = await getKernels(options.backend);
-  const server = await listening(() => startTinkerServer({ kernels, models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha, simulate: options.simulate }), options.host, options.port);
+  const server = await listening(() => startTinkerServer({ kernels, models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha, simulate: options.simulate, limits: options.limits }), options.host, options.port);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const sim = options.simulate;
   const simulated = sim === undefined ? '' : `; SIMULATING a remote service: +${sim.latencyMs} ms per request, ${sim.usPerToken} us per token`;
@@ -141,8 +144,37 @@ function positiveNumber(flag: string): (value: string) => number {
   };
 }
 
+/** The --max-* flags of `serve --tinker`, as TinkerLimits (MB flags in bytes). */
+function limitsFromFlags(opts: Record<string, number | undefined>): Partial<TinkerLimits> {
+  const mb = (v: number | undefined) => (v === undefined ? undefined : v * 1024 * 1024);
+  const given: Partial<Record<keyof TinkerLimits, number | undefined>> = {
+    maxLoraRank: opts.maxLoraRank,
+    maxAdapterBytes: mb(opts.maxAdapterMb),
+    maxNumSamples: opts.maxNumSamples,
+    maxTokens: opts.maxTokens,
+    maxDatumTokens: opts.maxDatumTokens,
+    maxBatchTokens: opts.maxBatchTokens,
+    maxBodyBytes: mb(opts.maxBodyMb),
+  };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+}
+
+/** Adds the --max-* options; their defaults are shown in --help. */
+function withLimitOptions(command: Command): Command {
+  const d = DEFAULT_TINKER_LIMITS;
+  const flag = (name: keyof TinkerLimits, what: string, shown: number) => command.option(`${LIMIT_FLAGS[name]} <n>`, `with --tinker: ${what} (default ${shown})`, integer(LIMIT_FLAGS[name], 1));
+  flag('maxLoraRank', 'largest LoRA rank of create_model', d.maxLoraRank);
+  flag('maxAdapterBytes', 'MB all LoRA adapters, sampler snapshots and in-memory checkpoints may hold', d.maxAdapterBytes / 1024 / 1024);
+  flag('maxNumSamples', 'largest num_samples of one asample', d.maxNumSamples);
+  flag('maxTokens', 'largest sampling_params.max_tokens', d.maxTokens);
+  flag('maxDatumTokens', 'largest forward_backward datum, in tokens (the model context bounds it too)', d.maxDatumTokens);
+  flag('maxBatchTokens', 'largest forward_backward request, in tokens of all its datums', d.maxBatchTokens);
+  flag('maxBodyBytes', 'largest request body in MB (answered 413 beyond)', d.maxBodyBytes / 1024 / 1024);
+  return command;
+}
+
 export function serveCommand(): Command {
-  return new Command('serve')
+  return withLimitOptions(new Command('serve'))
     .description('serve a model folder or a run over the OpenAI HTTP API (/v1/models, /v1/completions, /v1/chat/completions), or base models over the Tinker API (--tinker)')
     .argument('[dir]', 'model folder (config.json, model.safetensors, tokenizer.json[, adapters/<role>/]), run folder (checkpoints/), or hub id Org/Name[@revision]')
     .option('--tinker', 'serve the Tinker training API (LoRA training + sampling) instead of the OpenAI one; see docs/tinker.md')
@@ -158,12 +190,12 @@ export function serveCommand(): Command {
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
     .addOption(backendOption())
-    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; loraAlpha: number; backend?: BackendName; simulateLatencyMs?: number; simulateUsPerToken?: number }) => {
+    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; loraAlpha: number; backend?: BackendName; simulateLatencyMs?: number; simulateUsPerToken?: number } & Record<string, number | undefined>) => {
       let server: { close(): Promise<void> };
       const simulating = opts.simulateLatencyMs !== undefined || opts.simulateUsPerToken !== undefined;
       if (simulating && !opts.tinker) throw new TroupeError('input', '--simulate-latency-ms and --simulate-us-per-token simulate a remote Tinker service; add --tinker');
       const simulate = simulating ? { latencyMs: opts.simulateLatencyMs ?? 0, usPerToken: opts.simulateUsPerToken ?? 0 } : undefined;
-      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, loraAlpha: opts.loraAlpha, backend: opts.backend, simulate });
+      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, loraAlpha: opts.loraAlpha, backend: opts.backend, simulate, limits: limitsFromFlags(opts) });
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else server = await runServeCommand({ dir, ...opts });
       await new Promise<void>((resolve) => {

@@ -26,6 +26,11 @@ export interface TinkerPolicyOptions {
   readonly sampler: TinkerSampler;
   /** Chat template and stop tokens of the base model's folder (default: raw text, the tokenizer's eos). */
   readonly prompting?: PromptFormat;
+  /**
+   * The service's context length for the base model: max_tokens is shortened so prompt plus
+   * completion fit (the embedded sampler stops at the context; a Tinker service refuses more).
+   */
+  readonly contextLength?: number;
 }
 
 export class TinkerPolicy implements Policy {
@@ -34,8 +39,10 @@ export class TinkerPolicy implements Policy {
   private sampler: TinkerSampler;
   private readonly prompting: PromptFormat;
   private readonly stopIds: ReadonlySet<number>;
+  private readonly contextLength?: number;
 
   constructor(options: TinkerPolicyOptions) {
+    this.contextLength = options.contextLength;
     this.id = options.id;
     this.tokenizer = options.tokenizer;
     this.sampler = options.sampler;
@@ -53,7 +60,7 @@ export class TinkerPolicy implements Policy {
    * this one: asynchronous training plays a rollout with it while an update replaces the sampler.
    */
   pinned(): TinkerPolicy {
-    return new TinkerPolicy({ id: this.id, tokenizer: this.tokenizer, sampler: this.sampler, prompting: this.prompting });
+    return new TinkerPolicy({ id: this.id, tokenizer: this.tokenizer, sampler: this.sampler, prompting: this.prompting, ...(this.contextLength === undefined ? {} : { contextLength: this.contextLength }) });
   }
 
   /** Samples from now on with these weights (a fresh sampler after each optimizer step). */
@@ -70,7 +77,7 @@ export class TinkerPolicy implements Policy {
         const response = await this.sampler.sample({
           prompt: { chunks: [{ type: 'encoded_text', tokens: promptIds }] },
           num_samples: r.n,
-          sampling_params: { max_tokens: r.maxTokens, seed: r.seed, temperature: r.temperature, top_p: r.topP, top_k: r.topK === 0 ? -1 : r.topK, ...(stop ? { stop } : {}) },
+          sampling_params: { max_tokens: this.contextLength === undefined ? r.maxTokens : Math.max(1, Math.min(r.maxTokens, this.contextLength - promptIds.length)), seed: r.seed, temperature: r.temperature, top_p: r.topP, top_k: r.topK === 0 ? -1 : r.topK, ...(stop ? { stop } : {}) },
         });
         return response.sequences.map((s) => this.completion(s, promptIds, r.stop));
       }),

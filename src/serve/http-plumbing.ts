@@ -38,16 +38,22 @@ export function closeGracefully(server: Server, forceMs: number): Promise<void> 
   });
 }
 
-/** The request body, refused with `tooLarge()` (e.g. a 413) once it passes `limit` bytes. */
+/**
+ * The request body, refused with `tooLarge()` (e.g. a 413) once it passes `limit` bytes. The
+ * rest of an over-long body is read and dropped rather than the connection cut, so the client,
+ * still sending, gets the 413 instead of a connection reset (node's server.requestTimeout bounds
+ * how long that may take).
+ */
 export function readBody(req: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
+      if (size > limit) return;
       size += chunk.length;
       if (size > limit) {
+        chunks.length = 0;
         reject(tooLarge());
-        req.destroy();
         return;
       }
       chunks.push(chunk);

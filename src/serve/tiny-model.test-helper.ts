@@ -19,11 +19,11 @@ export interface TinyModelDir {
  * `vocab` > 64 pads the embedding table past the tokenizer, as real checkpoints do (Qwen3-0.6B:
  * 151,936 rows, 151,669 ids): the random model samples those ids often.
  */
-export function makeTinyModelDir(options: { adapters?: readonly string[]; chatTemplate?: string; context?: number; seed?: number; vocab?: number } = {}): TinyModelDir {
+export function makeTinyModelDir(options: { adapters?: readonly string[]; chatTemplate?: string; context?: number; seed?: number; vocab?: number; tied?: boolean } = {}): TinyModelDir {
   const root = mkdtempSync(join(tmpdir(), 'troupe-serve-'));
   const dir = join(root, 'tiny');
   const kernels = createReferenceKernels();
-  const config = llamaConfig({ hidden: 32, layers: 1, heads: 4, kvHeads: 2, intermediate: 64, vocab: options.vocab ?? 64, context: options.context ?? 512 });
+  const config = llamaConfig({ hidden: 32, layers: 1, heads: 4, kvHeads: 2, intermediate: 64, vocab: options.vocab ?? 64, context: options.context ?? 512, tied: options.tied });
   const model = LlamaModel.create(kernels, config, { seed: options.seed ?? 5 });
   // Scale up the random init so the tiny model has peaked, prompt-dependent distributions.
   for (const t of model.parameters.values()) if (t.shape.length === 2) for (let i = 0; i < t.data.length; i++) t.data[i]! *= 8;

@@ -123,7 +123,8 @@ function decodeDatum(buf: Uint8Array, index: number): Datum {
     if (f.field === 1) {
       for (const c of readFields(f.bytes())) {
         if (c.field !== 1) throw protoInput(`datum ${index} has an image or audio chunk; Troupe serves text-only models`);
-        for (const t of readFields(c.bytes())) if (t.field === 1) tokens.push(...int32s(t.bytes()));
+        // A loop, not push(...ids): a datum of 200k tokens would overflow the call stack.
+        for (const t of readFields(c.bytes())) if (t.field === 1) for (const id of int32s(t.bytes())) tokens.push(id);
       }
     } else if (f.field === 2) {
       const { key, value } = mapEntry(f);

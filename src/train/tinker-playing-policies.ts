@@ -18,7 +18,7 @@ import type { Policy } from '../policy/types.js';
 import { TroupeError } from '../util/errors.js';
 import { listCheckpoints, type CheckpointState } from './checkpoint-store.js';
 import { assignRoles } from './policy-set.js';
-import { connectTinker, samplerOf, serviceBaseModel, tinkerLoraConfig, tinkerPrompting } from './tinker-service-setup.js';
+import { connectTinker, samplerOf, serviceBaseModel, serviceContextLength, tinkerLoraConfig, tinkerPrompting } from './tinker-service-setup.js';
 
 export async function tinkerPlayingPolicies(config: ResolvedConfig, roles: readonly string[], runDir?: string): Promise<{ policyFor: (role: string) => Policy; source: string; dispose: () => void }> {
   const { tokenizer, prompting } = tinkerPrompting(config);
@@ -27,6 +27,7 @@ export async function tinkerPlayingPolicies(config: ResolvedConfig, roles: reado
   const client = await connectTinker(config);
   try {
     const baseModel = await serviceBaseModel(client, config);
+    const contextLength = await serviceContextLength(client, baseModel);
     const byId = new Map<string, Policy>();
     if (checkpoint) {
       const state = readJsonFile(join(checkpoint.dir, 'state.json')) as CheckpointState;
@@ -37,10 +38,10 @@ export async function tinkerPlayingPolicies(config: ResolvedConfig, roles: reado
         }
         const model = await client.createLoraModel(baseModel, tinkerLoraConfig(config));
         await model.loadWeights(saved.path, false);
-        byId.set(id, new TinkerPolicy({ id, tokenizer, prompting, sampler: await samplerOf(client, await model.saveForSampler()) }));
+        byId.set(id, new TinkerPolicy({ id, tokenizer, prompting, contextLength, sampler: await samplerOf(client, await model.saveForSampler()) }));
       }
     } else {
-      const base = new TinkerPolicy({ id: 'base', tokenizer, prompting, sampler: await client.createSampler({ baseModel }) });
+      const base = new TinkerPolicy({ id: 'base', tokenizer, prompting, contextLength, sampler: await client.createSampler({ baseModel }) });
       for (const id of new Set(roleToPolicy.values())) byId.set(id, base);
     }
     const source = checkpoint ? `${checkpoint.dir} on the Tinker service at ${client.baseUrl}` : `${baseModel} on the Tinker service at ${client.baseUrl}`;

@@ -13,7 +13,7 @@ import { TinkerLearner } from '../policy/tinker-learner.js';
 import { TinkerPolicy } from '../policy/tinker-policy.js';
 import type { LearnerOptions } from './learner.js';
 import { adapterSeed, assignRoles, policyLookup, type PolicySet, type TinkerMember } from './policy-set.js';
-import { checkLoraAlpha, connectTinker, samplerOf, serviceBaseModel, tinkerLoraConfig } from './tinker-service-setup.js';
+import { checkLoraAlpha, connectTinker, samplerOf, serviceBaseModel, serviceContextLength, tinkerLoraConfig } from './tinker-service-setup.js';
 
 export async function buildTinkerPolicySet(options: { config: ResolvedConfig; roles: readonly string[]; tokenizer: Tokenizer; prompting: PromptFormat; learner: LearnerOptions; log: (m: string) => void }): Promise<PolicySet> {
   const { config, roles, tokenizer } = options;
@@ -23,12 +23,13 @@ export async function buildTinkerPolicySet(options: { config: ResolvedConfig; ro
     const roleToPolicy = assignRoles(config.policy.map, roles);
     const members = new Map<string, TinkerMember>();
     const lora = tinkerLoraConfig(config);
+    const contextLength = await serviceContextLength(client, baseModel);
     // A KL penalty's reference is the base model, as for embedded LoRA learners.
     const reference = options.learner.loss.klCoef !== 0 ? await client.createSampler({ baseModel }) : undefined;
     for (const id of new Set(roleToPolicy.values())) {
       const model = await client.createLoraModel(baseModel, { ...lora, seed: adapterSeed(config.seed, id) });
       if (members.size === 0) checkLoraAlpha(await model.info(), config, options.log);
-      const policy = new TinkerPolicy({ id, tokenizer, prompting: options.prompting, sampler: await samplerOf(client, await model.saveForSampler()) });
+      const policy = new TinkerPolicy({ id, tokenizer, prompting: options.prompting, contextLength, sampler: await samplerOf(client, await model.saveForSampler()) });
       const learner = new TinkerLearner({ policyId: id, model, options: options.learner, reference });
       const useSampler = async (sampler: string) => policy.useSampler(await samplerOf(client, sampler));
       members.set(id, {

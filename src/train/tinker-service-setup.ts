@@ -60,6 +60,15 @@ export async function serviceBaseModel(client: TinkerClient, config: ResolvedCon
 }
 
 /**
+ * The context length the service reports for a base model (get_server_capabilities), or
+ * undefined when it reports none. TinkerPolicy shortens max_tokens to fit it, as the embedded
+ * sampler stops at the context: the service refuses a prompt plus max_tokens past it.
+ */
+export async function serviceContextLength(client: TinkerClient, baseModel: string): Promise<number | undefined> {
+  return (await client.capabilities()).find((m) => m.model_name === baseModel)?.max_context_length ?? undefined;
+}
+
+/**
  * The tokenizer and prompt format of a tinker config, read locally from model.path, else the
  * base model's hub id in the Hugging Face cache (only tokenizer and template files, never the
  * weights): the chat template for natural-format prompts and the stop tokens, as an embedded

@@ -1,6 +1,7 @@
 import { TroupeError } from '../../util/errors.js';
 import { concatRows, embedding, gatherRows } from '../autograd/embedding.js';
 import { linear } from '../autograd/linear.js';
+import { loraLinear } from '../autograd/lora-linear.js';
 import { headLogprobs } from '../autograd/head-logprobs.js';
 import { rmsNorm } from '../autograd/rms-norm.js';
 import type { Tape } from '../autograd/tape.js';
@@ -142,7 +143,7 @@ export class LlamaModel {
       for (let t = 0; t < T; t++) positions[b * T + t] = pos ? pos[t]! : t;
     });
     const { hidden } = this.runLayers(tape, this.embed(tape, tokens), { batch: B, seqLen: T, positions }, options.adapter);
-    return this.head(tape, hidden);
+    return this.head(tape, hidden, options.adapter);
   }
 
   /**
@@ -152,6 +153,9 @@ export class LlamaModel {
    * the softmax, as the sampler that produced the responses left them out (logit-mask.ts).
    */
   tokenLogprobs(tape: Tape, pairs: readonly ScoringPair[], options: ScoringOptions = {}): TokenLogprobs {
+    if (options.adapter !== undefined && this.adapter(options.adapter).headWeights()) {
+      throw new TroupeError('config', `adapter '${options.adapter}' has LoRA on the output head, which tokenLogprobs (the fused head) does not apply; score it with forward()`);
+    }
     const plan = planScoring(pairs);
     if (plan.groups === pairs.length) return this.scoreWholeSequences(tape, planWholeSequences(pairs), options);
     const P = plan.promptSeqLen;
@@ -200,9 +204,12 @@ export class LlamaModel {
     return { hidden: h, kv };
   }
 
-  /** Final norm and output head: logits (N, vocab); tied heads reuse the embeddings. */
-  head(tape: Tape, hidden: Tensor): Tensor {
-    return linear(tape, this.finalNorm(tape, hidden), this.headWeight());
+  /** Final norm and output head: logits (N, vocab); tied heads reuse the embeddings; plus the adapter's head pair if it has one. */
+  head(tape: Tape, hidden: Tensor, adapter?: string): Tensor {
+    const lora = adapter === undefined ? undefined : this.adapter(adapter);
+    const pair = lora?.headWeights();
+    const normed = this.finalNorm(tape, hidden);
+    return pair ? loraLinear(tape, normed, this.headWeight(), undefined, { ...pair, scale: lora!.scale }) : linear(tape, normed, this.headWeight());
   }
 
   private finalNorm(tape: Tape, hidden: Tensor): Tensor {

@@ -12,11 +12,18 @@ export interface LoraConfig {
   readonly targetModules: readonly LinearModule[];
   /** PEFT's `use_rslora`: scale alpha / sqrt(r) instead of alpha / r (rank-stabilised LoRA). */
   readonly rslora?: boolean;
+  /** Also a LoRA pair on the output head (PEFT target `lm_head`; Tinker's train_unembed), tied embeddings or not. */
+  readonly head?: boolean;
 }
 
 /** The factor on B A x: alpha / r, or alpha / sqrt(r) for rsLoRA (as PEFT computes it). */
 export function loraScaleOf(config: LoraConfig): number {
   return config.rslora === true ? config.alpha / Math.sqrt(config.r) : config.alpha / config.r;
+}
+
+/** PEFT's names of the output head's pair: base_model.model.lm_head.lora_A.weight. */
+export function loraHeadParameterName(which: 'A' | 'B'): string {
+  return `base_model.model.lm_head.lora_${which}.weight`;
 }
 
 /** PEFT's tensor name: base_model.model.model.layers.{i}.self_attn.q_proj.lora_A.weight. */
@@ -62,6 +69,17 @@ export class LoraAdapter {
         params.set(loraParameterName(layer, module, 'B'), Tensor.parameter(kernels, [out, config.r]));
       }
     }
+    if (config.head) {
+      // Like any target: A ~ uniform(+-1/sqrt(hidden)) from its own stream, B zero. The head's
+      // input is the final-normed hidden state, its output the logits (tied or not: the pair is
+      // the adapter's own, the embeddings are never touched).
+      const a = Tensor.parameter(kernels, [config.r, model.hidden_size]);
+      const rng = Rng.derive(seed, 'lora', 'lm_head');
+      const bound = 1 / Math.sqrt(model.hidden_size);
+      for (let i = 0; i < a.size; i++) a.data[i] = (rng.next() * 2 - 1) * bound;
+      params.set(loraHeadParameterName('A'), a);
+      params.set(loraHeadParameterName('B'), Tensor.parameter(kernels, [model.vocab_size, config.r]));
+    }
     return new LoraAdapter(name, config, params);
   }
 
@@ -74,6 +92,12 @@ export class LoraAdapter {
     };
   }
 
+  /** The output head's A [r, hidden] and B [vocab, r], or undefined when the head is not a target. */
+  headWeights(): { a: Tensor; b: Tensor } | undefined {
+    if (!this.config.head) return undefined;
+    return { a: this.parameters.get(loraHeadParameterName('A'))!, b: this.parameters.get(loraHeadParameterName('B'))! };
+  }
+
   free(kernels: Kernels): void {
     for (const t of this.parameters.values()) t.free(kernels);
   }
@@ -84,7 +108,7 @@ function validateLoraConfig(config: LoraConfig): void {
     throw new TroupeError('config', `LoRA rank r must be a positive integer, got ${config.r}`);
   }
   if (!(config.alpha > 0)) throw new TroupeError('config', `LoRA alpha must be positive, got ${config.alpha}`);
-  if (config.targetModules.length === 0) {
+  if (config.targetModules.length === 0 && !config.head) {
     throw new TroupeError('config', `LoRA targetModules is empty; choose among ${LINEAR_MODULES.join(', ')}`);
   }
   for (const m of config.targetModules) {

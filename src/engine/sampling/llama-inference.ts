@@ -180,12 +180,26 @@ export class LlamaInference {
     const logits = S.get('logits', M * V);
     const head = this.weight(c.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
     weightMatmul(k, { a: normed, w: head, c: logits, m: M, n: V, k: hidden, transB: true });
+    segments.forEach((s, i) => this.addHeadLora(s.adapter, normed.subarray(i * hidden, (i + 1) * hidden), logits.subarray(i * V, (i + 1) * V)));
     return logits;
   }
 
   /** Frees the scratch buffers (the model and caches are owned elsewhere). */
   dispose(): void {
     this.scratch.free();
+  }
+
+  /** logits += (alpha/r) B (A x) for one row, when the segment's adapter has LoRA on the output head. */
+  private addHeadLora(name: string | undefined, x: Float32Array, logits: Float32Array): void {
+    const adapter = name === undefined ? undefined : this.model.adapters.get(name);
+    const pair = adapter?.headWeights();
+    if (pair === undefined) return;
+    const r = adapter!.config.r;
+    const down = this.scratch.get('loraHeadDown', r);
+    const delta = this.scratch.get('loraHeadUp', logits.length);
+    this.kernels.matmul({ a: x, b: pair.a.data, c: down, m: 1, n: r, k: x.length, transB: true });
+    this.kernels.matmul({ a: down, b: pair.b.data, c: delta, m: 1, n: logits.length, k: r, transB: true });
+    this.kernels.axpy(adapter!.scale, delta, logits);
   }
 
   /** out (N, outF) = input (N, inF) W^T (+ b), plus each adapter group's (alpha/r) (x A^T) B^T. */

@@ -19,6 +19,7 @@ import { loadModel } from '../../engine/io/model-checkpoint.js';
 import type { Kernels } from '../../engine/kernels/types.js';
 import type { LlamaModel } from '../../engine/model/llama-model.js';
 import { Sampler } from '../../engine/sampling/generate.js';
+import { loadStopTokenIds } from '../../engine/tokenizer/stop-tokens.js';
 import type { Tokenizer } from '../../engine/tokenizer/types.js';
 import { TroupeError } from '../../util/errors.js';
 import { TinkerApiError } from './tinker-api-error.js';
@@ -34,6 +35,8 @@ export interface LoadedBase {
   readonly model: LlamaModel;
   readonly tokenizer: Tokenizer;
   readonly sampler: Sampler;
+  /** The ids that end a sample whatever the request's `stop` (EOS, generation_config's eos ids). */
+  readonly stopIds: readonly number[];
 }
 
 /**
@@ -88,9 +91,14 @@ export class BaseModels {
     // Training happens only in LoRA adapters; the base is shared and never updated (so a bf16
     // checkpoint stays bf16 in memory).
     const { model, tokenizer } = loadModel(this.kernels, source.dir, { frozen: true });
-    const base: LoadedBase = { name, dir: source.dir, model, tokenizer, sampler: new Sampler(model, tokenizer) };
+    const base: LoadedBase = { name, dir: source.dir, model, tokenizer, sampler: new Sampler(model, tokenizer), stopIds: loadStopTokenIds(source.dir, tokenizer) };
     this.loaded.set(name, base);
     return base;
+  }
+
+  /** The bases loaded so far. */
+  loadedBases(): LoadedBase[] {
+    return [...this.loaded.values()];
   }
 
   dispose(): void {

@@ -5,6 +5,7 @@
  */
 import { LOSS_CONFIG_KEYS, LOSS_INPUTS, type LossInputs } from '../../tinker/loss-functions.js';
 import { LOSS_FNS, type Datum, type ForwardBackwardRequest, type LossFnName, type TensorData } from '../../tinker/types.js';
+import { LIMIT_FLAGS } from './limits.js';
 import { TinkerApiError } from './tinker-api-error.js';
 
 /** One datum ready for the model: the tokens it reads, its targets and the loss inputs. */
@@ -24,6 +25,10 @@ function tensor(datum: Datum, index: number, name: string, dtype: TensorData['dt
   if (t.data.length !== length) {
     throw fail(`datum ${index}: loss_fn_inputs.${name} has ${t.data.length} values but model_input has ${length} tokens; give one value per input token`);
   }
+  // NaN or Inf in a loss input would make every gradient NaN and destroy the adapter at optim_step.
+  for (let i = 0; i < t.data.length; i++) {
+    if (!Number.isFinite(t.data[i]!)) throw fail(`datum ${index}: loss_fn_inputs.${name}[${i}] is ${t.data[i]}; every value must be a finite number`);
+  }
   return t.data;
 }
 
@@ -35,22 +40,37 @@ export function checkLossFn(request: ForwardBackwardRequest): LossFnName {
     const allowed = LOSS_CONFIG_KEYS[name];
     throw fail(`loss_fn_config key(s) ${unknown.join(', ')} are not used by ${name}; ${allowed.length ? `allowed: ${allowed.join(', ')}` : 'it takes none'}`);
   }
+  for (const [key, value] of Object.entries(request.loss_fn_config)) {
+    if (!Number.isFinite(value)) throw fail(`loss_fn_config.${key} is ${value}; it must be a finite number`);
+  }
   return name;
 }
 
-export function checkDatums(request: ForwardBackwardRequest, lossFn: LossFnName, model: { vocab: number; context: number }): CheckedDatum[] {
+/** How long a datum and a whole request may be (the server's limits), besides the model's context. */
+export interface DatumLimits {
+  readonly maxDatumTokens: number;
+  readonly maxBatchTokens: number;
+}
+
+export function checkDatums(request: ForwardBackwardRequest, lossFn: LossFnName, model: { vocab: number; context: number }, limits: DatumLimits): CheckedDatum[] {
   if (request.data.length === 0) throw fail('data is empty; send at least one datum');
+  const lengths = request.data.map((d) => d.model_input.chunks.reduce((n, c) => n + c.tokens.length, 0));
+  const total = lengths.reduce((a, b) => a + b, 0);
+  if (total > limits.maxBatchTokens) throw fail(`the request has ${total} model_input tokens in all; this server takes at most ${limits.maxBatchTokens} per forward_backward (${LIMIT_FLAGS.maxBatchTokens}); split the batch into chunks`);
   return request.data.map((datum, i) => {
-    const tokens = datum.model_input.chunks.flatMap((c) => [...c.tokens]);
+    const cap = Math.min(model.context, limits.maxDatumTokens);
+    if (lengths[i]! > cap) {
+      throw fail(`datum ${i}: model_input has ${lengths[i]} tokens but ${model.context <= limits.maxDatumTokens ? `the model's context is ${model.context}` : `this server takes at most ${limits.maxDatumTokens} per datum (${LIMIT_FLAGS.maxDatumTokens})`}`);
+    }
+    const tokens = datum.model_input.chunks.flatMap((c) => Array.from(c.tokens));
     if (tokens.length === 0) throw fail(`datum ${i}: model_input has no tokens`);
-    if (tokens.length > model.context) throw fail(`datum ${i}: model_input has ${tokens.length} tokens but the model's context is ${model.context}`);
     const badInput = tokens.find((t) => !Number.isInteger(t) || t < 0 || t >= model.vocab);
     if (badInput !== undefined) throw fail(`datum ${i}: token id ${badInput} in model_input is outside the vocabulary 0..${model.vocab - 1}`);
     const needed = ['target_tokens', ...LOSS_INPUTS[lossFn]];
     const missing = needed.filter((k) => datum.loss_fn_inputs[k] === undefined);
     if (missing.length) throw fail(`datum ${i}: loss_fn_inputs lacks ${missing.join(', ')}, which ${lossFn} needs (it takes ${needed.join(', ')})`);
     const targets = Array.from(tensor(datum, i, 'target_tokens', 'int64', tokens.length));
-    const badTarget = targets.find((t) => t < 0 || t >= model.vocab);
+    const badTarget = targets.find((t) => !Number.isInteger(t) || t < 0 || t >= model.vocab);
     if (badTarget !== undefined) throw fail(`datum ${i}: target token id ${badTarget} is outside the vocabulary 0..${model.vocab - 1}`);
     const has = (name: string) => datum.loss_fn_inputs[name] !== undefined;
     const inputs: LossInputs = {

@@ -126,14 +126,14 @@ test('save_weights / load_weights restore the adapter and the Adam state', async
   replay.forEach((lp, i) => assert.ok(Math.abs(lp - first[i]!) < 1e-6, `after reload, the same step gives the same weights (position ${i})`));
 });
 
-test('a prompt that fills the context is scored (prompt_logprobs) but cannot be sampled from', async () => {
+test('a prompt that fills the context is scored (prompt_logprobs); sampling past the context is an error naming both numbers', async () => {
   const sampler = await client.createSampler({ baseModel: 'tiny' });
   const full = Array.from({ length: 512 }, (_, i) => (i * 7) % 64); // the tiny model's context
   const scored = await sampler.sample({ prompt: { chunks: [{ tokens: full }] }, sampling_params: { max_tokens: 1 }, prompt_logprobs: true });
   assert.equal(scored.prompt_logprobs!.length, 512);
   assert.ok(scored.prompt_logprobs!.slice(1).every((lp) => typeof lp === 'number' && lp < 0));
   assert.deepEqual(scored.sequences.map((q) => [q.tokens.length, q.stop_reason]), [[0, 'length']]);
-  await assert.rejects(sampler.sample({ prompt: { chunks: [{ tokens: full }] }, sampling_params: { max_tokens: 1 } }), /has 512 tokens; the model's context is 512, leaving no room to sample/);
+  await assert.rejects(sampler.sample({ prompt: { chunks: [{ tokens: full }] }, sampling_params: { max_tokens: 1 } }), /the prompt has 512 tokens and max_tokens is 1: 513 tokens exceed the model's context of 512/);
 });
 
 test('delete_checkpoint forgets saved weights: loading them is then a 404, and a second delete finds nothing', async () => {

@@ -12,9 +12,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSampleResponse } from '../../tinker/tinker-proto.js';
-import { API_PREFIX, PROTOBUF_CONTENT_TYPE, type ClientConfig, type ForwardBackwardOutput, type SampleResponse } from '../../tinker/types.js';
+import { API_PREFIX, PROTOBUF_CONTENT_TYPE, type ClientConfig, type ForwardBackwardOutput, type ForwardBackwardRequest, type SampleResponse } from '../../tinker/types.js';
 import { closeGracefully, createJsonServer, listen, readBody, sendJson } from '../http-plumbing.js';
+import { TroupeError } from '../../util/errors.js';
 import { asApiError } from './future-queue.js';
+import { LIMIT_FLAGS } from './limits.js';
+import { listSessions, listTrainingRuns, listUserCheckpoints, trainingRunRoute } from './read-routes.js';
+import { text } from './request-fields.js';
 import { TinkerApiError } from './tinker-api-error.js';
 import { TinkerService, type TinkerServiceOptions } from './tinker-service.js';
 import { simulatedLane, SimulatedRemote, type RemoteSimulationOptions } from './simulated-remote.js';
@@ -50,6 +54,7 @@ const CLIENT_CONFIG: ClientConfig = {
 
 type Body = Record<string, unknown>;
 type Handler = (body: Body, raw: Buffer, req: IncomingMessage) => unknown;
+type GetHandler = (rest: string, query: URLSearchParams) => unknown;
 
 /** `<model_id>/checkpoints/<checkpoint_id>` of a DELETE training_runs/ route (checkpoint ids hold a slash). */
 function deleteCheckpoint(service: TinkerService, rest: string): unknown {
@@ -58,7 +63,17 @@ function deleteCheckpoint(service: TinkerService, rest: string): unknown {
   return service.deleteCheckpoint(decodeURIComponent(match[1]!), match[2]!.split('/').map(decodeURIComponent).join('/'));
 }
 
-function routes(service: TinkerService): { post: Record<string, Handler>; get: Record<string, (rest: string) => unknown> } {
+/** The protobuf body of forward_backward, or a 400 saying why it cannot be read. */
+function decodeProtoBody(raw: Buffer): ForwardBackwardRequest {
+  try {
+    return decodeForwardBackwardRequest(new Uint8Array(raw.buffer, raw.byteOffset, raw.length));
+  } catch (error) {
+    if (error instanceof TroupeError) throw new TinkerApiError(400, error.message);
+    throw new TinkerApiError(400, `the forward_backward body is not a readable tinker_public.ForwardBackwardRequest (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+function routes(service: TinkerService): { post: Record<string, Handler>; get: Record<string, GetHandler> } {
   const future = (id: string) => ({ request_id: id });
   return {
     post: {
@@ -77,7 +92,7 @@ function routes(service: TinkerService): { post: Record<string, Handler>; get: R
         if (!String(req.headers['content-type'] ?? '').includes(PROTOBUF_CONTENT_TYPE)) {
           throw new TinkerApiError(415, `forward_backward takes a ${PROTOBUF_CONTENT_TYPE} body (tinker_public.ForwardBackwardRequest), got ${req.headers['content-type'] ?? 'no Content-Type'}`);
         }
-        return future(service.forwardBackward(decodeForwardBackwardRequest(new Uint8Array(raw.buffer, raw.byteOffset, raw.length))));
+        return future(service.forwardBackward(decodeProtoBody(raw)));
       },
       '/optim_step': (b) => future(service.optimStep(b)),
       '/save_weights': (b) => future(service.saveWeights(b)),
@@ -92,8 +107,18 @@ function routes(service: TinkerService): { post: Record<string, Handler>; get: R
       '/get_server_capabilities': () => service.capabilities(),
       '/samplers/': (id) => service.getSampler(decodeURIComponent(id)),
       '/sessions/': (id) => service.getSession(decodeURIComponent(id)),
+      '/sessions': (_r, query) => listSessions(service, query),
+      '/training_runs/': (rest) => trainingRunRoute(service, rest),
+      '/training_runs': (_r, query) => listTrainingRuns(service, query),
+      '/checkpoints': (_r, query) => listUserCheckpoints(service, query),
     },
   };
+}
+
+/** Path and query string of a request URL. */
+function splitUrl(url: string): [string, string] {
+  const q = url.indexOf('?');
+  return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
 }
 
 /** A finished future as the SDK reads it: protobuf when asked for (and possible), JSON otherwise. */
@@ -118,7 +143,8 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
   const sim = options.simulate === undefined ? undefined : new SimulatedRemote(options.simulate);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const [path, search] = splitUrl(req.url ?? '/');
+    service.sweepExpired();
     if (sim) await sim.roundTrip();
     if (path === '/health' || path === `${API_PREFIX}/healthz`) return sendJson(res, 200, { status: 'ok' });
     if (!path.startsWith(`${API_PREFIX}/`)) throw new TinkerApiError(404, `no route ${req.method} ${path}; the Tinker API lives under ${API_PREFIX}/`);
@@ -130,12 +156,12 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
     if (req.method === 'GET') {
       const prefix = Object.keys(table.get).find((p) => (p.endsWith('/') ? route.startsWith(p) && route.length > p.length : route === p));
       if (prefix === undefined) throw new TinkerApiError(404, `no route GET ${path}`);
-      return sendJson(res, 200, table.get[prefix]!(route.slice(prefix.length)));
+      return sendJson(res, 200, table.get[prefix]!(route.slice(prefix.length), new URLSearchParams(search)));
     }
     const handler = req.method === 'POST' ? table.post[route] : undefined;
     if (handler === undefined && !(req.method === 'POST' && route === '/retrieve_future')) throw new TinkerApiError(404, `no route ${req.method} ${path}; POST routes: ${[...Object.keys(table.post), '/retrieve_future'].join(', ')}`);
-    const limit = 256 * 1024 * 1024;
-    const raw = await readBody(req, limit, () => new TinkerApiError(413, `request body exceeds ${limit} bytes; send smaller chunks`));
+    const limit = service.limits.maxBodyBytes;
+    const raw = await readBody(req, limit, () => new TinkerApiError(413, `request body exceeds ${limit} bytes (${LIMIT_FLAGS.maxBodyBytes}); send smaller chunks`));
     let body: Body = {};
     if (route !== '/forward_backward' && raw.length > 0) {
       try {
@@ -150,7 +176,7 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
       if (sim && typeof (answer as { request_id?: unknown }).request_id === 'string') sim.admit((answer as { request_id: string }).request_id, simulatedLane(route, body, raw));
       return sendJson(res, 200, answer);
     }
-    const id = String(body.request_id ?? '');
+    const id = text(body, 'request_id', 'request_id', 200);
     const answer = await service.queue.retrieve(id, pollWaitMs);
     if (answer === undefined) throw new TinkerApiError(404, `unknown request_id ${JSON.stringify(id)} (a result is kept 5 minutes after it is ready)`);
     if (answer.state === 'pending') return sendJson(res, 200, { type: 'try_again', request_id: id, queue_state: 'active' });

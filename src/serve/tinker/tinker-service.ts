@@ -3,60 +3,70 @@
  * routes onto these methods). Sessions, training models (LoRA adapters on shared bases),
  * sampling sessions (frozen snapshots of an adapter, or the bare base) and saved weights.
  *
+ * Every request is checked here, at submit time, before anything is queued (the check-*.ts
+ * modules, against the server's TinkerLimits): a bad one is a typed 4xx naming the field. A
+ * refused training op still uses up its seq_id, so the model's later ops do not wait for it.
  * Submit operations return a request id from the FutureQueue; their work runs later, in
  * seq_id order per training model, and the client collects it with retrieve_future.
  */
 import type { Kernels } from '../../engine/kernels/types.js';
 import { deriveSeed } from '../../util/rng.js';
 import { formatTinkerPath, parseTinkerPath } from '../../tinker/tinker-path.js';
-import { SavedWeights } from './saved-weights.js';
-import { DEFAULT_ADAM, type AdamParams, type ForwardBackwardRequest, type LoraConfigWire, type SampleRequest } from '../../tinker/types.js';
-import { BaseModels, type BaseModelSource, type LoadedBase } from './base-models.js';
+import { SavedWeights, snapshotBytes } from './saved-weights.js';
+import type { ForwardBackwardRequest, LoraConfigWire } from '../../tinker/types.js';
+import { AdapterBudget, adapterMemory } from './adapter-budget.js';
+import { BaseModels, type BaseModelSource } from './base-models.js';
+import { checkDatums, checkLossFn } from './check-datums.js';
+import { checkSampleRequest } from './check-sample-request.js';
+import { adapterBytes, checkAdamParams, checkLoraConfig, checkpointName, ttlSeconds } from './check-training-requests.js';
 import { FutureQueue } from './future-queue.js';
+import { resolveTinkerLimits, type TinkerLimits } from './limits.js';
+import { bool, int, optionalInt, optionalText, seqId, text, type Body } from './request-fields.js';
 import { sample } from './sample.js';
 import { badField, TinkerApiError } from './tinker-api-error.js';
+import { EPHEMERAL_SAMPLERS_KEPT, SamplerSnapshots, type SamplerTarget } from './sampler-snapshots.js';
 import { LORA_ALPHA, TrainingModel, type AdapterSnapshot } from './training-model.js';
+import type { CheckpointRecord, RunRecord } from './training-runs.js';
 import { TroupeError } from '../../util/errors.js';
 
-/** What a sampling session samples from: a base, and an adapter of it (a frozen snapshot) or none. */
-interface SamplerTarget {
-  readonly base: LoadedBase;
-  readonly adapter?: string;
-  readonly modelPath?: string;
-}
-
-/** Unnamed sampler snapshots kept per training model (older ones are freed: RL makes one per step). */
-const EPHEMERAL_SAMPLERS_KEPT = 4;
 
 export interface TinkerServiceOptions {
   readonly kernels: Kernels;
   readonly models: readonly BaseModelSource[];
   /** Seeds LoRA initialisation (when create_model sends no lora_config.seed) and requests without a seed. Default 0. */
   readonly seed?: number;
-  /** LoRA alpha of every adapter (the API has no field for it). Default LORA_ALPHA (32). */
+  /** LoRA alpha of every adapter (the API has no field for it). Default LORA_ALPHA (16). */
   readonly loraAlpha?: number;
   /** See FutureQueue. */
   readonly gapTimeoutMs?: number;
-  /** Keeps save_weights checkpoints on disk here too, for a restarted server (saved-weights.ts). */
+  /** Keeps save_weights checkpoints on disk (only there) too, for a restarted server (saved-weights.ts). */
   readonly stateDir?: string;
+  /** Per-request and memory bounds; each unset one takes its default (limits.ts). */
+  readonly limits?: Partial<TinkerLimits>;
+  /** The clock (for checkpoint times and ttl_seconds); default Date.now. */
+  readonly now?: () => number;
 }
 
-function str(body: Record<string, unknown>, key: string): string {
-  const v = body[key];
-  if (typeof v !== 'string' || v.length === 0) throw badField(key, `must be a non-empty string, got ${JSON.stringify(v)}`);
-  return v;
+interface Session {
+  lastHeartbeat: number;
+  readonly models: string[];
+  readonly samplers: string[];
 }
 
 export class TinkerService {
   readonly queue: FutureQueue;
   readonly bases: BaseModels;
+  readonly limits: TinkerLimits;
   private readonly seed: number;
   readonly loraAlpha: number;
-  private readonly sessions = new Map<string, { lastHeartbeat: number; models: string[]; samplers: string[] }>();
+  private readonly now: () => number;
+  readonly sessions = new Map<string, Session>();
   private readonly models = new Map<string, TrainingModel>();
-  private readonly samplers = new Map<string, SamplerTarget>();
-  private readonly ephemeral = new Map<string, string[]>();
-  private readonly saved: SavedWeights;
+  /** Every training run this server made (kept after unload_model, for GET training_runs). */
+  readonly runs = new Map<string, { -readonly [K in keyof RunRecord]: RunRecord[K] }>();
+  private readonly samplers = new SamplerSnapshots();
+  readonly saved: SavedWeights;
+  private readonly budget: AdapterBudget;
   /** Distinguishes this server's session (and so model) ids from a previous server's on the same state folder. */
   private readonly sessionPrefix: string;
   private counter = 0;
@@ -65,20 +75,23 @@ export class TinkerService {
     this.bases = new BaseModels(options.kernels, options.models);
     this.queue = new FutureQueue({ gapTimeoutMs: options.gapTimeoutMs });
     this.seed = options.seed ?? 0;
+    this.limits = resolveTinkerLimits(options.limits);
+    this.now = options.now ?? Date.now;
     this.loraAlpha = options.loraAlpha ?? LORA_ALPHA;
     if (!(this.loraAlpha > 0) || !Number.isFinite(this.loraAlpha)) throw new TroupeError('input', `--lora-alpha must be a positive number, got ${this.loraAlpha}`);
-    this.saved = new SavedWeights(options.stateDir);
-    this.sessionPrefix = options.stateDir === undefined ? 'session' : `session-${Date.now().toString(36)}`;
+    this.saved = new SavedWeights(options.stateDir, this.now);
+    this.budget = new AdapterBudget(this.limits.maxAdapterBytes, () => this.adapterMemory());
+    this.sessionPrefix = options.stateDir === undefined ? 'session' : `session-${this.now().toString(36)}`;
   }
 
   createSession(): { type: 'create_session'; session_id: string } {
     const id = `${this.sessionPrefix}-${++this.counter}`;
-    this.sessions.set(id, { lastHeartbeat: Date.now(), models: [], samplers: [] });
+    this.sessions.set(id, { lastHeartbeat: this.now(), models: [], samplers: [] });
     return { type: 'create_session', session_id: id };
   }
 
-  heartbeat(body: Record<string, unknown>): { type: 'session_heartbeat' } {
-    this.session(str(body, 'session_id')).lastHeartbeat = Date.now();
+  heartbeat(body: Body): { type: 'session_heartbeat' } {
+    this.session(text(body, 'session_id', 'session_id')).lastHeartbeat = this.now();
     return { type: 'session_heartbeat' };
   }
 
@@ -91,89 +104,104 @@ export class TinkerService {
     return { supported_models: this.bases.list() };
   }
 
-  createModel(body: Record<string, unknown>): string {
-    const sessionId = str(body, 'session_id');
+  createModel(body: Body): string {
+    const sessionId = text(body, 'session_id', 'session_id');
     const session = this.session(sessionId);
-    const baseName = str(body, 'base_model');
-    const lora = (body.lora_config ?? { rank: 32 }) as LoraConfigWire;
-    const id = `${sessionId}:train:${Number(body.model_seq_id ?? session.models.length)}`;
+    const base = this.bases.get(text(body, 'base_model', 'base_model'));
+    const lora = checkLoraConfig(body, this.limits);
+    const seq = int(body, 'model_seq_id', 'model_seq_id', { min: 0, max: 1_000_000_000, fallback: session.models.length });
+    const id = `${sessionId}:train:${seq}`;
     if (this.models.has(id)) throw badField('model_seq_id', `model ${id} already exists; use a new model_seq_id`);
-    // Resolve the base now: an unknown model is a 404 at once, not a failed future later.
-    if (!this.bases.names().includes(baseName)) this.bases.get(baseName);
+    const release = this.budget.reserve(adapterBytes(base.model.config, lora, true), `create_model: a rank-${lora.rank} adapter of ${base.name}`);
     return this.queue.submit({}, () => {
-      const model = TrainingModel.create(this.bases.get(baseName), id, lora, { seed: deriveSeed(this.seed, 'lora', id), alpha: this.loraAlpha });
+      release();
+      const model = TrainingModel.create(base, id, lora, { seed: deriveSeed(this.seed, 'lora', id), alpha: this.loraAlpha });
       this.models.set(id, model);
+      this.runs.set(id, { id, baseModel: base.name, loraRank: lora.rank, lastRequestTime: new Date(this.now()) });
       session.models.push(id);
       return { type: 'create_model', model_id: id };
     });
   }
 
-  getInfo(body: Record<string, unknown>): Record<string, unknown> {
-    const m = this.model(str(body, 'model_id'));
+  getInfo(body: Body): Record<string, unknown> {
+    const m = this.model(text(body, 'model_id', 'model_id'));
     const arch = m.base.model.config.architectures?.[0] ?? 'LlamaForCausalLM';
-    return { type: 'get_info', model_id: m.id, model_data: { arch, model_name: m.base.name, tokenizer_id: m.base.name }, is_lora: true, lora_rank: m.lora.rank, lora_alpha: m.alpha, model_name: m.base.name };
+    return { type: 'get_info', model_id: m.id, model_data: { arch, model_name: m.base.name, tokenizer_id: m.base.name }, is_lora: true, lora_rank: m.lora.rank, lora_alpha: m.alpha, model_name: m.base.name, ...loraFlags(m.lora) };
   }
 
-  unloadModel(body: Record<string, unknown>): string {
-    const id = str(body, 'model_id');
-    const m = this.model(id);
+  unloadModel(body: Body): string {
+    const m = this.model(text(body, 'model_id', 'model_id'));
     return this.queue.submit({}, () => {
-      for (const name of this.ephemeral.get(id) ?? []) this.dropSampler(name);
-      this.ephemeral.delete(id);
+      this.samplers.dropEphemeral(m.id);
       m.dispose();
-      this.models.delete(id);
-      this.queue.dropModel(id);
-      return { type: 'unload_model', model_id: id };
+      this.models.delete(m.id);
+      this.queue.dropModel(m.id);
+      return { type: 'unload_model', model_id: m.id };
     });
   }
 
   forwardBackward(request: ForwardBackwardRequest): string {
     const m = this.model(request.model_id);
-    return this.queue.submit({ model: m.id, seqId: request.seq_id }, () => ({ proto: 'forward_backward', value: m.forwardBackward(request) }));
+    const config = m.base.model.config;
+    const checked = this.checkInLine(m.id, request.seq_id, () => {
+      const lossFn = checkLossFn(request);
+      return { lossFn, datums: checkDatums(request, lossFn, { vocab: config.vocab_size, context: config.max_position_embeddings }, this.limits) };
+    });
+    return this.queue.submit({ model: m.id, seqId: request.seq_id }, () => ({
+      proto: 'forward_backward',
+      value: m.forwardBackward({ ...checked, config: request.loss_fn_config, forwardOnly: request.forward_only }),
+    }));
   }
 
-  optimStep(body: Record<string, unknown>): string {
-    const m = this.model(str(body, 'model_id'));
-    const adam: AdamParams = { ...DEFAULT_ADAM, ...(body.adam_params as Partial<AdamParams> | undefined) };
-    return this.queue.submit({ model: m.id, seqId: body.seq_id as number | undefined }, () => m.optimStep(adam));
+  optimStep(body: Body): string {
+    const m = this.model(text(body, 'model_id', 'model_id'));
+    const seq = seqId(body);
+    const adam = this.checkInLine(m.id, seq, () => checkAdamParams(body));
+    return this.queue.submit({ model: m.id, seqId: seq }, () => m.optimStep(adam));
   }
 
-  saveWeights(body: Record<string, unknown>): string {
-    const m = this.model(str(body, 'model_id'));
-    return this.queue.submit({ model: m.id, seqId: body.seq_id as number | undefined }, () => {
-      const path = formatTinkerPath({ modelId: m.id, kind: 'weights', name: typeof body.path === 'string' ? body.path : `step-${++this.counter}` });
-      if (this.saved.has(path) && body.overwrite !== true) throw badField('path', `${path} already exists; choose another name or pass overwrite`);
-      this.saved.set(path, m.snapshot(true));
+  saveWeights(body: Body): string {
+    const m = this.model(text(body, 'model_id', 'model_id'));
+    const seq = seqId(body);
+    const { name, ttl, overwrite } = this.checkInLine(m.id, seq, () => ({ name: checkpointName(body, 'path'), ttl: ttlSeconds(body), overwrite: bool(body, 'overwrite', 'overwrite', false) }));
+    return this.queue.submit({ model: m.id, seqId: seq }, () => {
+      const path = formatTinkerPath({ modelId: m.id, kind: 'weights', name: name ?? `step-${++this.counter}` });
+      if (this.saved.has(path) && !overwrite) throw badField('path', `${path} already exists; choose another name or pass overwrite`);
+      const snapshot = m.snapshot(true);
+      if (!this.saved.onDisk) this.budget.check(snapshotBytes(snapshot), `save_weights ${path}`);
+      this.saved.set(path, snapshot, ttl);
       return { type: 'save_weights', path };
     });
   }
 
   /** A frozen copy of the adapter to sample from: named (a tinker path) or a sampling session. */
-  saveWeightsForSampler(body: Record<string, unknown>): string {
-    const m = this.model(str(body, 'model_id'));
-    return this.queue.submit({ model: m.id, seqId: body.seq_id as number | undefined }, () => {
-      const named = typeof body.path === 'string';
-      const name = named ? (body.path as string) : `sampler-${++this.counter}`;
-      const path = formatTinkerPath({ modelId: m.id, kind: 'sampler_weights', name });
-      const adapter = `${m.id}@${name}`;
-      if (this.samplers.has(path)) this.dropSampler(path);
-      const snapshot = m.snapshot(false);
-      this.installAdapter(m.base, adapter, snapshot);
-      this.samplers.set(path, { base: m.base, adapter, modelPath: path });
-      if (named) return { type: 'save_weights_for_sampler', path };
-      const list = this.ephemeral.get(m.id) ?? [];
-      list.push(path);
-      while (list.length > EPHEMERAL_SAMPLERS_KEPT) this.dropSampler(list.shift()!);
-      this.ephemeral.set(m.id, list);
+  saveWeightsForSampler(body: Body): string {
+    const m = this.model(text(body, 'model_id', 'model_id'));
+    const seq = seqId(body);
+    const { name, ttl } = this.checkInLine(m.id, seq, () => ({ name: checkpointName(body, 'path'), ttl: ttlSeconds(body) }));
+    return this.queue.submit({ model: m.id, seqId: seq }, () => {
+      const path = formatTinkerPath({ modelId: m.id, kind: 'sampler_weights', name: name ?? `sampler-${++this.counter}` });
+      const sizeBytes = adapterBytes(m.base.model.config, m.lora, false);
+      this.budget.check(sizeBytes, `save_weights_for_sampler ${path}`);
+      const time = new Date(this.now());
+      this.samplers.freeze(m, path, { named: name !== undefined, time, ...(ttl === undefined ? {} : { expiresAt: new Date(time.getTime() + ttl * 1000) }), sizeBytes });
+      this.touch(m.id);
+      if (name !== undefined) return { type: 'save_weights_for_sampler', path };
       return { type: 'save_weights_for_sampler', path, sampling_session_id: path };
     });
   }
 
-  loadWeights(body: Record<string, unknown>): string {
-    const m = this.model(str(body, 'model_id'));
-    const path = str(body, 'path');
-    return this.queue.submit({ model: m.id, seqId: body.seq_id as number | undefined }, () => {
-      m.restore(this.snapshotAt(path), body.optimizer === true);
+  loadWeights(body: Body): string {
+    const m = this.model(text(body, 'model_id', 'model_id'));
+    const seq = seqId(body);
+    const { path, optimizer } = this.checkInLine(m.id, seq, () => {
+      const path = text(body, 'path', 'path');
+      parseTinkerPath(path);
+      return { path, optimizer: bool(body, 'optimizer', 'optimizer', false) };
+    });
+    return this.queue.submit({ model: m.id, seqId: seq }, () => {
+      m.restore(this.snapshotAt(path), optimizer);
+      this.touch(m.id);
       return { type: 'load_weights', path, model_id: m.id };
     });
   }
@@ -186,19 +214,24 @@ export class TinkerService {
   deleteCheckpoint(modelId: string, checkpointId: string): { type: 'delete_checkpoint'; path: string } {
     const path = `tinker://${modelId}/${checkpointId}`;
     const parsed = parseTinkerPath(path);
-    const deleted = parsed.kind === 'weights' ? this.saved.delete(path) : this.samplers.has(path) && (this.dropSampler(path), true);
+    const deleted = parsed.kind === 'weights' ? this.saved.delete(path) : this.samplers.deleteNamed(path);
     if (!deleted) throw new TinkerApiError(404, `no checkpoint at ${path}`);
     return { type: 'delete_checkpoint', path };
   }
 
-  weightsInfo(body: Record<string, unknown>): Record<string, unknown> {
-    const s = this.snapshotAt(str(body, 'tinker_path'));
-    return { base_model: s.baseModel, is_lora: true, lora_rank: s.lora.rank, train_unembed: false, train_mlp: s.lora.train_mlp !== false, train_attn: s.lora.train_attn !== false };
+  weightsInfo(body: Body): Record<string, unknown> {
+    const path = text(body, 'tinker_path', 'tinker_path');
+    const sampler = this.samplers.get(path);
+    if (sampler?.lora) return { base_model: sampler.base.name, is_lora: true, lora_rank: sampler.lora.rank, ...loraFlags(sampler.lora) };
+    const s = this.snapshotAt(path);
+    return { base_model: s.baseModel, is_lora: true, lora_rank: s.lora.rank, ...loraFlags(s.lora) };
   }
 
-  createSamplingSession(body: Record<string, unknown>): { type: 'create_sampling_session'; sampling_session_id: string } {
-    const session = this.session(str(body, 'session_id'));
-    const id = `${body.session_id}:sample:${Number(body.sampling_session_seq_id ?? session.samplers.length)}`;
+  createSamplingSession(body: Body): { type: 'create_sampling_session'; sampling_session_id: string } {
+    const sessionId = text(body, 'session_id', 'session_id');
+    const session = this.session(sessionId);
+    const seq = int(body, 'sampling_session_seq_id', 'sampling_session_seq_id', { min: 0, max: 1_000_000_000, fallback: session.samplers.length });
+    const id = `${sessionId}:sample:${seq}`;
     this.samplers.set(id, this.samplerTarget(body));
     session.samplers.push(id);
     return { type: 'create_sampling_session', sampling_session_id: id };
@@ -210,44 +243,73 @@ export class TinkerService {
     return { sampler_id: id, base_model: t.base.name, model_path: t.modelPath ?? null };
   }
 
-  asample(body: Record<string, unknown>): string {
-    const request = body as unknown as SampleRequest;
-    const target = request.sampling_session_id ? this.samplers.get(request.sampling_session_id) : this.samplerTarget(body);
-    if (!target) throw new TinkerApiError(404, `unknown sampling_session_id ${JSON.stringify(request.sampling_session_id)} (sampler snapshots older than the last ${EPHEMERAL_SAMPLERS_KEPT} of a model are freed); create a new sampling client`);
+  asample(body: Body): string {
+    optionalInt(body, 'seq_id', 'seq_id', { min: 0, max: Number.MAX_SAFE_INTEGER }); // samplers' seq_ids order nothing, but must be numbers
+    const sessionId = optionalText(body, 'sampling_session_id', 'sampling_session_id');
+    const target = sessionId !== undefined ? this.samplers.get(sessionId) : this.samplerTarget(body);
+    if (!target) throw new TinkerApiError(404, `unknown sampling_session_id ${JSON.stringify(sessionId)} (sampler snapshots older than the last ${EPHEMERAL_SAMPLERS_KEPT} of a model are freed); create a new sampling client`);
+    const config = target.base.model.config;
+    const checked = checkSampleRequest(body, { vocab: config.vocab_size, context: config.max_position_embeddings, stopIds: target.base.stopIds }, this.limits);
     const seed = deriveSeed(this.seed, 'sample', ++this.counter);
-    return this.queue.submit({}, () => ({ proto: 'sample', value: sample(target.base, target.adapter, request, seed) }));
+    return this.queue.submit({}, () => ({ proto: 'sample', value: sample(target.base, target.adapter, checked, seed) }));
+  }
+
+  /** Removes checkpoints whose ttl_seconds ran out (the server calls it on every request). */
+  sweepExpired(): void {
+    this.saved.sweep();
+    this.samplers.sweep(this.now());
+  }
+
+  /** Every live checkpoint (training and named sampler weights), oldest first. */
+  checkpoints(): CheckpointRecord[] {
+    this.sweepExpired();
+    return [...this.saved.list(), ...this.samplers.checkpoints()].sort((a, b) => a.time.getTime() - b.time.getTime());
+  }
+
+  /** Bytes every LoRA adapter (training ones with gradients and Adam moments) and in-memory checkpoint holds. */
+  adapterMemory(): number {
+    return adapterMemory(this.bases.loadedBases(), (name) => this.models.has(name)) + this.saved.memoryBytes();
   }
 
   dispose(): void {
     this.bases.dispose();
   }
 
-  private samplerTarget(body: Record<string, unknown>): SamplerTarget {
-    if (typeof body.model_path === 'string') {
-      const found = this.samplers.get(body.model_path);
+  /** Runs `check`; when it refuses, the op's seq_id is still used up, so later ops of the model do not wait for it. */
+  private checkInLine<T>(model: string, seq: number | undefined, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (seq !== undefined) this.queue.submit({ model, seqId: seq }, () => ({ refused: true }));
+      throw error;
+    }
+  }
+
+  private touch(id: string): void {
+    const run = this.runs.get(id);
+    if (run) run.lastRequestTime = new Date(this.now());
+  }
+
+  private samplerTarget(body: Body): SamplerTarget {
+    const modelPath = optionalText(body, 'model_path', 'model_path');
+    if (modelPath !== undefined) {
+      const found = this.samplers.get(modelPath);
       if (found) return found;
       // A training checkpoint path also samples (its adapter installed as a snapshot).
-      const snapshot = this.snapshotAt(body.model_path);
+      const snapshot = this.snapshotAt(modelPath);
       const base = this.bases.get(snapshot.baseModel);
-      const adapter = `snapshot@${body.model_path}`;
-      if (!base.model.adapters.has(adapter)) this.installAdapter(base, adapter, snapshot);
-      const target = { base, adapter, modelPath: body.model_path };
-      this.samplers.set(body.model_path, target);
+      const adapter = `snapshot@${modelPath}`;
+      if (!base.model.adapters.has(adapter)) {
+        this.budget.check(adapterBytes(base.model.config, snapshot.lora, false), `sampling ${modelPath}`);
+        this.samplers.install(base, adapter, snapshot);
+      }
+      const target = { base, adapter, lora: snapshot.lora, modelPath };
+      this.samplers.set(modelPath, target);
       return target;
     }
-    if (typeof body.base_model === 'string') return { base: this.bases.get(body.base_model) };
+    const baseModel = optionalText(body, 'base_model', 'base_model');
+    if (baseModel !== undefined) return { base: this.bases.get(baseModel) };
     throw badField('base_model', 'give base_model (to sample the base), model_path (a tinker:// path) or sampling_session_id');
-  }
-
-  private installAdapter(base: LoadedBase, name: string, snapshot: AdapterSnapshot): void {
-    const adapter = TrainingModel.adapterFor(base, name, snapshot.lora, { alpha: snapshot.alpha });
-    for (const [tensor, t] of adapter.parameters) t.data.set(snapshot.tensors.get(tensor)!);
-  }
-
-  private dropSampler(path: string): void {
-    const t = this.samplers.get(path);
-    if (t?.adapter && t.base.model.adapters.has(t.adapter)) t.base.model.removeAdapter(t.adapter);
-    this.samplers.delete(path);
   }
 
   private snapshotAt(path: string): AdapterSnapshot {
@@ -255,12 +317,13 @@ export class TinkerService {
     const s = this.saved.get(path);
     if (!s) {
       const known = this.saved.paths();
-      throw new TinkerApiError(404, `no saved weights at ${path} (${parsed.kind === 'sampler_weights' ? 'sampler weights load into sampling clients, not training clients; ' : ''}saved: ${known.length ? known.join(', ') : 'none'})`);
+      const shown = known.length > 20 ? [...known.slice(0, 20), `... ${known.length - 20} more`] : known;
+      throw new TinkerApiError(404, `no saved weights at ${path} (${parsed.kind === 'sampler_weights' ? 'sampler weights load into sampling clients, not training clients; ' : ''}saved: ${shown.length ? shown.join(', ') : 'none'})`);
     }
     return s;
   }
 
-  private session(id: string): { lastHeartbeat: number; models: string[]; samplers: string[] } {
+  private session(id: string): Session {
     const s = this.sessions.get(id);
     if (!s) throw new TinkerApiError(404, `unknown session_id ${JSON.stringify(id)}; call create_session first`);
     return s;
@@ -268,7 +331,13 @@ export class TinkerService {
 
   private model(id: string): TrainingModel {
     const m = this.models.get(id);
-    if (!m) throw new TinkerApiError(404, `unknown model_id ${JSON.stringify(id)}; known: ${[...this.models.keys()].join(', ') || '(none; call create_model first)'}`);
+    if (!m) throw new TinkerApiError(404, `unknown model_id ${JSON.stringify(id).slice(0, 100)}; known: ${[...this.models.keys()].slice(0, 20).join(', ') || '(none; call create_model first)'}`);
+    this.touch(id);
     return m;
   }
+}
+
+/** The LoRA target flags get_info and weights_info report: what the adapter really trains. */
+function loraFlags(lora: LoraConfigWire): { train_unembed: boolean; train_mlp: boolean; train_attn: boolean } {
+  return { train_unembed: lora.train_unembed === true, train_mlp: lora.train_mlp !== false, train_attn: lora.train_attn !== false };
 }

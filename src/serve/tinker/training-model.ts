@@ -16,10 +16,10 @@ import type { LoraAdapter, LoraConfig } from '../../engine/model/lora.js';
 import { AdamW, type AdamWState } from '../../engine/optim/adamw.js';
 import { clipGradNorm } from '../../engine/optim/clip-grad-norm.js';
 import { LOSS_FUNCTIONS } from '../../tinker/loss-functions.js';
-import { TINKER_ATTENTION_MODULES, TINKER_MLP_MODULES, type AdamParams, type ForwardBackwardOutput, type ForwardBackwardRequest, type LoraConfigWire } from '../../tinker/types.js';
+import { TINKER_ATTENTION_MODULES, TINKER_MLP_MODULES, type AdamParams, type ForwardBackwardOutput, type ForwardBackwardRequest, type LoraConfigWire, type LossFnName } from '../../tinker/types.js';
 import type { LoadedBase } from './base-models.js';
-import { checkDatums, checkLossFn } from './check-datums.js';
-import { badField } from './tinker-api-error.js';
+import type { CheckedDatum } from './check-datums.js';
+import { badField, TinkerApiError } from './tinker-api-error.js';
 
 /**
  * The default LoRA alpha for every rank: the API sends none, so the server chooses it
@@ -33,8 +33,8 @@ export const LORA_ALPHA = 16;
 export function loraConfigFromWire(wire: LoraConfigWire, alpha: number): LoraConfig {
   if (!Number.isInteger(wire.rank) || wire.rank <= 0) throw badField('lora_config.rank', `must be a positive integer, got ${JSON.stringify(wire.rank)}`);
   const targetModules: LinearModule[] = [...(wire.train_attn === false ? [] : TINKER_ATTENTION_MODULES), ...(wire.train_mlp === false ? [] : TINKER_MLP_MODULES)];
-  if (targetModules.length === 0) throw badField('lora_config', 'train_attn and train_mlp are both false, so the adapter would train nothing; enable at least one');
-  return { r: wire.rank, alpha, targetModules };
+  if (targetModules.length === 0 && !wire.train_unembed) throw badField('lora_config', 'train_attn, train_mlp and train_unembed are all false, so the adapter would train nothing; enable at least one');
+  return { r: wire.rank, alpha, targetModules, head: wire.train_unembed === true };
 }
 
 /** Copies of an adapter's tensors (and optionally its Adam state): a saved checkpoint. */
@@ -76,19 +76,19 @@ export class TrainingModel {
     return this.base.model.trainableParameters(this.id);
   }
 
-  forwardBackward(request: ForwardBackwardRequest): ForwardBackwardOutput {
-    const lossFn = checkLossFn(request);
+  /** Runs a batch checkDatums accepted (at submit time); gradients add into the adapter's .grad unless forward_only. */
+  forwardBackward(request: { lossFn: LossFnName; datums: readonly CheckedDatum[]; config: ForwardBackwardRequest['loss_fn_config']; forwardOnly: boolean }): ForwardBackwardOutput {
+    const { lossFn, datums } = request;
     const { model } = this.base;
-    const datums = checkDatums(request, lossFn, { vocab: model.config.vocab_size, context: model.config.max_position_embeddings });
     const outputs: ForwardBackwardOutput['loss_fn_outputs'][number][] = [];
     let total = 0;
     for (const d of datums) {
-      const tape = new Tape(model.kernels, { grad: !request.forward_only });
+      const tape = new Tape(model.kernels, { grad: !request.forwardOnly });
       try {
         const logits = model.forward(tape, [d.tokens], { adapter: this.id }); // (T, vocab)
         const logprobs = logSoftmaxGather(tape, logits, d.targets); // (T)
-        const result = LOSS_FUNCTIONS[lossFn](logprobs.data, d.inputs, request.loss_fn_config);
-        if (!request.forward_only) tape.backward(logprobs, result.dLoss_dLogprobs_T);
+        const result = LOSS_FUNCTIONS[lossFn](logprobs.data, d.inputs, request.config);
+        if (!request.forwardOnly) tape.backward(logprobs, result.dLoss_dLogprobs_T);
         total += result.loss;
         outputs.push({
           logprobs: { dtype: 'float32', shape: [d.tokens.length], data: Float32Array.from(logprobs.data) },
@@ -101,13 +101,27 @@ export class TrainingModel {
     return { loss_fn_output_type: 'ArrayRecord', loss_fn_outputs: outputs, metrics: { 'loss:sum': total } };
   }
 
-  /** One Adam step on the accumulated gradients, then zeroes them. */
+  /**
+   * One Adam step on the accumulated gradients, then zeroes them. `params` were checked at the
+   * edge (check-training-requests.ts). Should the gradients or the updated weights hold a NaN or
+   * an infinity anyway (an overflowing loss), the step is undone and refused with an error that
+   * says so: the adapter keeps its weights and Adam state from before.
+   */
   optimStep(params: AdamParams): { metrics: Record<string, number> } {
-    if (!(params.learning_rate >= 0)) throw badField('adam_params.learning_rate', `must be >= 0, got ${params.learning_rate}`);
     const adam = this.adam(params);
     const norm = clipGradNorm(this.base.model.kernels, adam.parameters.values(), params.grad_clip_norm > 0 ? params.grad_clip_norm : Infinity);
+    if (!Number.isFinite(norm)) {
+      adam.zeroGrad();
+      throw new TinkerApiError(400, `optim_step not applied: the accumulated gradient norm is ${norm} (a loss input overflowed); the adapter keeps its weights, and the gradients were cleared`);
+    }
+    const before = this.snapshot(true);
     adam.step(params.learning_rate);
     adam.zeroGrad();
+    const broken = [...this.parameters].find(([, t]) => !t.data.every(Number.isFinite));
+    if (broken !== undefined) {
+      this.restore(before, true);
+      throw new TinkerApiError(400, `optim_step not applied: it would have put a non-finite value into ${broken[0]}; the adapter keeps its weights and Adam state from before the step (lower learning_rate)`);
+    }
     return { metrics: { 'grad_norm:mean': norm } };
   }
 
