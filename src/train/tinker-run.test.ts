@@ -159,8 +159,8 @@ test('a server killed mid-run is a one-line error naming it; a server restarted 
   const runDir = join(run.dir, 'killed');
   const set = [...train, 'train.steps=3', 'policy.kind=tinker', `policy.tinker.base_url=${first.url}`, 'policy.tinker.max_retries=1'];
   let closing: Promise<void> | undefined;
-  // The progress line of step 1 is written once step 0 is done and checkpointed: kill the server then.
-  const killer = { write: (text: string) => ((closing ??= /step 1\/3/.test(text) ? first.close() : undefined), true) };
+  // The progress line 'step 0 (1/3)' is written once step 0 is done and checkpointed: kill the server then.
+  const killer = { write: (text: string) => ((closing ??= /step 0 \(1\/3\)/.test(text) ? first.close() : undefined), true) };
   const failure = await runTraining({ config: run.config, runDir, stream: killer, set }).then(
     () => assert.fail('the run went on without its server'),
     (error: Error) => error,
