@@ -1,44 +1,53 @@
 // The simulated remote service of `troupe serve --tinker --simulate-...`: requests cost the
 // latency, results wait for their tokens' service time, sampling runs side by side and one
-// model's training requests queue on its lane.
+// model's training requests queue on its lane. The waits are read off a standing clock, so the
+// test does not depend on how busy the machine is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SimulatedRemote } from './simulated-remote.js';
+import { SimulatedRemote, type SimulationClock } from './simulated-remote.js';
 
 const sampleResult = (tokens: number) => ({ proto: 'sample', value: { sequences: [{ stop_reason: 'length', tokens: new Array(tokens).fill(1) }] } });
 const trainResult = (tokens: number) => ({ proto: 'forward_backward', value: { loss_fn_output_type: 'x', loss_fn_outputs: [{ logprobs: { dtype: 'float32', shape: [tokens], data: new Float32Array(tokens) } }], metrics: {} } });
 
+/** A clock that stands still at `now` and records every wait asked of it, in order. */
+function standingClock(now = 0): SimulationClock & { readonly waits: number[] } {
+  const waits: number[] = [];
+  return { waits, now: () => now, sleep: async (ms) => void waits.push(ms) };
+}
+
 test('every request pays the latency', async () => {
-  const sim = new SimulatedRemote({ latencyMs: 40, usPerToken: 0 });
-  const start = performance.now();
+  const clock = standingClock();
+  const sim = new SimulatedRemote({ latencyMs: 40, usPerToken: 0 }, clock);
   await sim.roundTrip();
-  assert.ok(performance.now() - start >= 39);
+  assert.deepEqual(clock.waits, [40]);
 });
 
 test('samples are served side by side; they take prompt + generated tokens times the per-token time', async () => {
-  const sim = new SimulatedRemote({ latencyMs: 0, usPerToken: 1000 }); // 1 ms per token
-  const start = performance.now();
+  const clock = standingClock();
+  const sim = new SimulatedRemote({ latencyMs: 0, usPerToken: 1000 }, clock); // 1 ms per token
   sim.admit('a', { promptTokens: 30 });
   sim.admit('b', { promptTokens: 30 });
   await Promise.all([sim.hold('a', sampleResult(30)), sim.hold('b', sampleResult(30))]);
-  const took = performance.now() - start;
-  assert.ok(took >= 59 && took < 110, `two 60-token samples in parallel took ${took} ms`);
+  assert.deepEqual(clock.waits, [60, 60], 'both end 60 ms after arriving: neither queues behind the other');
 });
 
 test('training requests of one model queue on its lane; another model has its own', async () => {
-  const sim = new SimulatedRemote({ latencyMs: 0, usPerToken: 1000 });
-  const start = performance.now();
+  const clock = standingClock();
+  const sim = new SimulatedRemote({ latencyMs: 0, usPerToken: 1000 }, clock);
   sim.admit('fb1', { lane: 'm1' });
   sim.admit('fb2', { lane: 'm1' });
   sim.admit('other', { lane: 'm2' });
-  const ends: Record<string, number> = {};
-  await Promise.all([
-    sim.hold('fb1', trainResult(40)).then(() => (ends.fb1 = performance.now() - start)),
-    sim.hold('fb2', trainResult(40)).then(() => (ends.fb2 = performance.now() - start)),
-    sim.hold('other', trainResult(40)).then(() => (ends.other = performance.now() - start)),
-  ]);
-  assert.ok(ends.fb1! >= 39 && ends.fb1! < 75, `first: ${ends.fb1}`);
-  assert.ok(ends.fb2! >= 79, `the second waits for the first: ${ends.fb2}`);
-  assert.ok(ends.other! < 75, `the other model's lane is free: ${ends.other}`);
+  await sim.hold('fb1', trainResult(40));
+  await sim.hold('fb2', trainResult(40));
+  await sim.hold('other', trainResult(40));
+  assert.deepEqual(clock.waits, [40, 80, 40], 'the second of m1 waits for the first; m2 is free');
   await sim.hold('unknown', trainResult(40)); // not admitted (e.g. before the simulation started): no wait
+  assert.equal(clock.waits.length, 3);
+});
+
+test('the real clock waits at least the latency', async () => {
+  const sim = new SimulatedRemote({ latencyMs: 20, usPerToken: 0 });
+  const start = performance.now();
+  await sim.roundTrip();
+  assert.ok(performance.now() - start >= 15, 'a timer, not an immediate answer');
 });

@@ -36,7 +36,16 @@ interface Admitted {
   readyAt?: number;
 }
 
-const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+/** Time as the simulation reads and spends it; tests pass a clock whose sleeps they can read. */
+export interface SimulationClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const realClock: SimulationClock = {
+  now: () => performance.now(),
+  sleep: (ms) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve()),
+};
 
 /** Tokens the service processed to produce a result (see the model above). */
 function resultTokens(value: unknown): number {
@@ -51,18 +60,21 @@ export class SimulatedRemote {
   private readonly admitted = new Map<string, Admitted>();
   private readonly laneFreeAt = new Map<string, number>();
 
-  constructor(options: RemoteSimulationOptions) {
+  private readonly clock: SimulationClock;
+
+  constructor(options: RemoteSimulationOptions, clock: SimulationClock = realClock) {
     this.options = options;
+    this.clock = clock;
   }
 
   /** The network round trip every request pays. */
   roundTrip(): Promise<void> {
-    return sleep(this.options.latencyMs);
+    return this.clock.sleep(this.options.latencyMs);
   }
 
   /** A submit route answered `requestId`: note when it arrived and which lane it runs in. */
   admit(requestId: string, request: { lane?: string; promptTokens?: number }): void {
-    this.admitted.set(requestId, { arrivedAt: performance.now(), lane: request.lane, promptTokens: request.promptTokens ?? 0 });
+    this.admitted.set(requestId, { arrivedAt: this.clock.now(), lane: request.lane, promptTokens: request.promptTokens ?? 0 });
     // A result nobody fetches must not be remembered forever.
     setTimeout(() => this.admitted.delete(requestId), 600_000).unref();
   }
@@ -77,7 +89,7 @@ export class SimulatedRemote {
       entry.readyAt = start + serviceMs;
       if (entry.lane !== undefined) this.laneFreeAt.set(entry.lane, entry.readyAt);
     }
-    await sleep(entry.readyAt - performance.now());
+    await this.clock.sleep(entry.readyAt - this.clock.now());
   }
 }
 
