@@ -44,7 +44,8 @@ node --input-type=module - "$OUT" <<'EOF'
 import { readFileSync } from 'node:fs';
 const [dir] = process.argv.slice(2);
 const ours = JSON.parse(readFileSync(`${dir}/troupe.json`, 'utf8'));
-const theirs = JSON.parse(readFileSync(`${dir}/trl.json`, 'utf8'));
+// The Trainer prints its own log dict to stdout before the script's JSON: read the last line.
+const theirs = JSON.parse(readFileSync(`${dir}/trl.json`, 'utf8').trim().split('\n').pop());
 console.log(`step: ${ours.prompts} prompts x ${ours.k} completions x ${ours.new_tokens} new tokens, LoRA r${ours.lora_rank}, ${ours.threads} threads; ${ours.cpu}`);
 console.log(`troupe: ${ours.backend} backend, bf16 products ${ours.bf16_matmul}; sampler/learner gap max ${ours.logprob_gap_max.toExponential(2)}, mean ${ours.logprob_gap_mean.toExponential(2)} (old log-probs: ${ours.old_logprobs})`);
 console.log(`trl:    ${theirs.backend}`);
