@@ -166,3 +166,13 @@ test('a PEFT adapter repo downloads its adapter files and is then found in the c
   assert.equal(await resolveModel('troupe-test/tiny-lora', { env: { ...env, offline: true } }), dir);
   assert.equal(hub.requests.length, before);
 });
+
+test('a path-like id that is neither a folder here nor on the hub says both, for the user who meant a path', async () => {
+  // No `models/` folder in the working directory, so `models/nope` reads as a hub id first.
+  assert.equal(existsSync('models'), false);
+  const env = freshEnv({ endpoint: 'http://127.0.0.1:9', offline: false }); // nothing listens there
+  await assert.rejects(
+    resolveModel('models/nope', { env, progress: sink() }),
+    checkpointError(/cannot reach http:\/\/127\.0\.0\.1:9 .*; nor is there a folder "models\/nope" in .* \(if you meant a path, check its spelling\)$/),
+  );
+});

@@ -78,7 +78,14 @@ export async function resolveModel(idOrFolder: string, options: ResolveModelOpti
   const cached = findCachedModel(env.cacheDir, id);
   if (cached !== undefined) return cached;
   if (env.offline) return findModelFolder(idOrFolder, env); // throws the not-cached error
-  return downloadSnapshot(env, id, options.progress ?? process.stderr);
+  try {
+    return await downloadSnapshot(env, id, options.progress ?? process.stderr);
+  } catch (error) {
+    // `models/nope` with no `models/` here reads as a hub id too: when the hub cannot give it,
+    // say that it is no folder either, for the user who meant a path.
+    if (!(error instanceof TroupeError)) throw error;
+    throw new TroupeError(error.category, `${error.message}; nor is there a folder ${JSON.stringify(idOrFolder)} in ${process.cwd()} (if you meant a path, check its spelling)`, { cause: error });
+  }
 }
 
 /** Every model repo in the hub cache (one snapshot each, see listCachedRepos). */
