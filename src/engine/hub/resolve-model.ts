@@ -81,9 +81,10 @@ export async function resolveModel(idOrFolder: string, options: ResolveModelOpti
   try {
     return await downloadSnapshot(env, id, options.progress ?? process.stderr);
   } catch (error) {
-    // `models/nope` with no `models/` here reads as a hub id too: when the hub cannot give it,
-    // say that it is no folder either, for the user who meant a path.
-    if (!(error instanceof TroupeError)) throw error;
+    // `models/nope` with no `models/` here reads as a hub id too: when the hub cannot be reached or
+    // does not have it (hub-http's messages), say that it is no folder either, for the user who
+    // meant a path. Other failures (a full disk, a repo without weights) are not about the name.
+    if (!(error instanceof TroupeError) || !/cannot reach|does not exist|is not on the hub/.test(error.message)) throw error;
     throw new TroupeError(error.category, `${error.message}; nor is there a folder ${JSON.stringify(idOrFolder)} in ${process.cwd()} (if you meant a path, check its spelling)`, { cause: error });
   }
 }
