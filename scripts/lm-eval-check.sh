@@ -16,6 +16,7 @@
 # folder passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/wait-for-server.sh
 PYTHON=${PYTHON:-python3.11}
 VENV=${LM_EVAL_VENV:-.cache/lm-eval-venv}
 PORT=${PORT:-8766}
@@ -66,11 +67,7 @@ for MODEL in "${MODELS[@]}"; do
 
   node dist/src/cli/main.js serve "$MODEL" --port "$PORT" >"$OUT/server.log" 2>&1 &
   SERVER_PID=$!
-  for _ in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$OUT/server.log" >&2; exit 1; }
-    sleep 0.2
-  done
+  wait_for_server "http://127.0.0.1:$PORT/health" "$SERVER_PID" "$OUT/server.log" 150
   # The command a user runs against any model Troupe serves (lm-eval finds /tokenizer_info and
   # /tokenize and uses the server's tokenizer).
   "$VENV/bin/lm_eval" --model local-completions \

@@ -13,6 +13,7 @@
 # hub id. Exit status 0 when every check passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/wait-for-server.sh
 SDK=${1:?usage: scripts/tinker-sdk-check.sh SDK_CHECKOUT [MODEL]}
 MODEL=${2:-}
 PYTHON=${PYTHON:-python3.11}
@@ -53,11 +54,7 @@ EOS=$([ -n "$CONFIG" ] && "$PYTHON" -c 'import json, sys; e = json.load(open(sys
 
 node dist/src/cli/main.js serve --tinker "${SERVE_ARGS[@]}" --port "$PORT" >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
-for _ in $(seq 1 100); do
-  curl -sf "http://127.0.0.1:$PORT/api/v1/healthz" >/dev/null 2>&1 && break
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log" >&2; exit 1; }
-  sleep 0.2
-done
+wait_for_server "http://127.0.0.1:$PORT/api/v1/healthz" "$SERVER_PID" "$WORK/server.log" 100
 
 TINKER_BASE_URL="http://127.0.0.1:$PORT" TINKER_API_KEY=tml-local \
   "$VENV/bin/python" scripts/tinker-sdk-check.py "$MODEL_NAME" "$EOS" || { status=$?; echo "--- server log" >&2; tail -30 "$WORK/server.log" >&2; exit $status; }
