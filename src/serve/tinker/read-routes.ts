@@ -14,13 +14,13 @@ import { checkpointJson, paged, pageOf, trainingRunJson, type CheckpointRecord, 
 function findRun(service: TinkerService, id: string): RunRecord | undefined {
   const live = service.runs.get(id);
   if (live) return live;
-  const saved = service.saved.list().filter((r) => parseTinkerPath(r.path).modelId === id);
+  const saved = service.store.saved.list().filter((r) => parseTinkerPath(r.path).modelId === id);
   const last = saved[saved.length - 1];
   return last === undefined ? undefined : { id, baseModel: last.baseModel, loraRank: last.loraRank, lastRequestTime: last.time };
 }
 
 function checkpointsOf(service: TinkerService, id: string): CheckpointRecord[] {
-  return service.checkpoints().filter((c) => parseTinkerPath(c.path).modelId === id);
+  return service.store.list().filter((c) => parseTinkerPath(c.path).modelId === id);
 }
 
 function knownRun(service: TinkerService, id: string): RunRecord {
@@ -41,7 +41,7 @@ export function trainingRunRoute(service: TinkerService, rest: string): unknown 
 
 /** GET training_runs?limit&offset (newest first). */
 export function listTrainingRuns(service: TinkerService, query: URLSearchParams): unknown {
-  const ids = new Set([...service.runs.keys(), ...service.checkpoints().map((c) => parseTinkerPath(c.path).modelId)]);
+  const ids = new Set([...service.runs.keys(), ...service.store.list().map((c) => parseTinkerPath(c.path).modelId)]);
   const runs = [...ids].map((id) => knownRun(service, id)).sort((a, b) => b.lastRequestTime.getTime() - a.lastRequestTime.getTime());
   const { items, cursor } = paged(runs, pageOf(query, 20));
   return { training_runs: items.map((r) => trainingRunJson(r, checkpointsOf(service, r.id))), cursor };
@@ -49,7 +49,7 @@ export function listTrainingRuns(service: TinkerService, query: URLSearchParams)
 
 /** GET checkpoints?limit&offset: every checkpoint, newest first. */
 export function listUserCheckpoints(service: TinkerService, query: URLSearchParams): unknown {
-  const { items, cursor } = paged(service.checkpoints().reverse(), pageOf(query, 100));
+  const { items, cursor } = paged(service.store.list().reverse(), pageOf(query, 100));
   return { checkpoints: items.map(checkpointJson), cursor };
 }
 

@@ -60,7 +60,7 @@ type GetHandler = (rest: string, query: URLSearchParams) => unknown;
 function deleteCheckpoint(service: TinkerService, rest: string): unknown {
   const match = /^([^/]+)\/checkpoints\/(.+)$/.exec(rest);
   if (!match) throw new TinkerApiError(404, `no route DELETE training_runs/${rest}; expected training_runs/<model_id>/checkpoints/<weights|sampler_weights>/<name>`);
-  return service.deleteCheckpoint(decodeURIComponent(match[1]!), match[2]!.split('/').map(decodeURIComponent).join('/'));
+  return service.store.deleteCheckpoint(decodeURIComponent(match[1]!), match[2]!.split('/').map(decodeURIComponent).join('/'));
 }
 
 /** The protobuf body of forward_backward, or a 400 saying why it cannot be read. */
@@ -98,14 +98,14 @@ function routes(service: TinkerService): { post: Record<string, Handler>; get: R
       '/save_weights': (b) => future(service.saveWeights(b)),
       '/save_weights_for_sampler': (b) => future(service.saveWeightsForSampler(b)),
       '/load_weights': (b) => future(service.loadWeights(b)),
-      '/weights_info': (b) => service.weightsInfo(b),
+      '/weights_info': (b) => service.store.weightsInfo(b),
       '/create_sampling_session': (b) => service.createSamplingSession(b),
       '/asample': (b) => future(service.asample(b)),
     },
     get: {
       '/healthz': () => ({ status: 'ok' }),
       '/get_server_capabilities': () => service.capabilities(),
-      '/samplers/': (id) => service.getSampler(decodeURIComponent(id)),
+      '/samplers/': (id) => service.store.getSampler(decodeURIComponent(id)),
       '/sessions/': (id) => service.getSession(decodeURIComponent(id)),
       '/sessions': (_r, query) => listSessions(service, query),
       '/training_runs/': (rest) => trainingRunRoute(service, rest),
@@ -144,7 +144,7 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const [path, search] = splitUrl(req.url ?? '/');
-    service.sweepExpired();
+    service.store.sweepExpired();
     if (sim) await sim.roundTrip();
     if (path === '/health' || path === `${API_PREFIX}/healthz`) return sendJson(res, 200, { status: 'ok' });
     if (!path.startsWith(`${API_PREFIX}/`)) throw new TinkerApiError(404, `no route ${req.method} ${path}; the Tinker API lives under ${API_PREFIX}/`);

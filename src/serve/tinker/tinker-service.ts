@@ -7,16 +7,17 @@
  * modules, against the server's TinkerLimits): a bad one is a typed 4xx naming the field. A
  * refused training op still uses up its seq_id, so the model's later ops do not wait for it.
  * Submit operations return a request id from the FutureQueue; their work runs later, in
- * seq_id order per training model, and the client collects it with retrieve_future.
+ * seq_id order per training model, and the client collects it with retrieve_future. What
+ * clients saved (weights, sampler snapshots) lives in the CheckpointStore (checkpoint-store.ts).
  */
 import type { Kernels } from '../../engine/kernels/types.js';
 import { deriveSeed } from '../../util/rng.js';
-import { formatTinkerPath, parseTinkerPath } from '../../tinker/tinker-path.js';
-import { SavedWeights, snapshotBytes } from './saved-weights.js';
-import type { ForwardBackwardRequest, LoraConfigWire } from '../../tinker/types.js';
+import { parseTinkerPath } from '../../tinker/tinker-path.js';
+import type { ForwardBackwardRequest } from '../../tinker/types.js';
 import { AdapterBudget, adapterMemory } from './adapter-budget.js';
 import { BaseModels, type BaseModelSource } from './base-models.js';
 import { checkDatums, checkLossFn } from './check-datums.js';
+import { CheckpointStore, loraFlags } from './checkpoint-store.js';
 import { checkSampleRequest } from './check-sample-request.js';
 import { adapterBytes, checkAdamParams, checkLoraConfig, checkpointName, ttlSeconds } from './check-training-requests.js';
 import { FutureQueue } from './future-queue.js';
@@ -24,9 +25,9 @@ import { resolveTinkerLimits, type TinkerLimits } from './limits.js';
 import { bool, int, optionalInt, optionalText, seqId, text, type Body } from './request-fields.js';
 import { sample } from './sample.js';
 import { badField, TinkerApiError } from './tinker-api-error.js';
-import { EPHEMERAL_SAMPLERS_KEPT, SamplerSnapshots, type SamplerTarget } from './sampler-snapshots.js';
-import { LORA_ALPHA, TrainingModel, type AdapterSnapshot } from './training-model.js';
-import type { CheckpointRecord, RunRecord } from './training-runs.js';
+import { EPHEMERAL_SAMPLERS_KEPT } from './sampler-snapshots.js';
+import { LORA_ALPHA, TrainingModel } from './training-model.js';
+import type { RunRecord } from './training-runs.js';
 import { TroupeError } from '../../util/errors.js';
 
 
@@ -64,8 +65,7 @@ export class TinkerService {
   private readonly models = new Map<string, TrainingModel>();
   /** Every training run this server made (kept after unload_model, for GET training_runs). */
   readonly runs = new Map<string, { -readonly [K in keyof RunRecord]: RunRecord[K] }>();
-  private readonly samplers = new SamplerSnapshots();
-  readonly saved: SavedWeights;
+  readonly store: CheckpointStore;
   private readonly budget: AdapterBudget;
   /** Distinguishes this server's session (and so model) ids from a previous server's on the same state folder. */
   private readonly sessionPrefix: string;
@@ -79,8 +79,8 @@ export class TinkerService {
     this.now = options.now ?? Date.now;
     this.loraAlpha = options.loraAlpha ?? LORA_ALPHA;
     if (!(this.loraAlpha > 0) || !Number.isFinite(this.loraAlpha)) throw new TroupeError('input', `--lora-alpha must be a positive number, got ${this.loraAlpha}`);
-    this.saved = new SavedWeights(options.stateDir, this.now);
     this.budget = new AdapterBudget(this.limits.maxAdapterBytes, () => this.adapterMemory());
+    this.store = new CheckpointStore(options.stateDir, this.bases, this.budget, this.now);
     this.sessionPrefix = options.stateDir === undefined ? 'session' : `session-${this.now().toString(36)}`;
   }
 
@@ -132,7 +132,7 @@ export class TinkerService {
   unloadModel(body: Body): string {
     const m = this.model(text(body, 'model_id', 'model_id'));
     return this.queue.submit({}, () => {
-      this.samplers.dropEphemeral(m.id);
+      this.store.samplers.dropEphemeral(m.id);
       m.dispose();
       this.models.delete(m.id);
       this.queue.dropModel(m.id);
@@ -164,14 +164,7 @@ export class TinkerService {
     const m = this.model(text(body, 'model_id', 'model_id'));
     const seq = seqId(body);
     const { name, ttl, overwrite } = this.checkInLine(m.id, seq, () => ({ name: checkpointName(body, 'path'), ttl: ttlSeconds(body), overwrite: bool(body, 'overwrite', 'overwrite', false) }));
-    return this.queue.submit({ model: m.id, seqId: seq }, () => {
-      const path = formatTinkerPath({ modelId: m.id, kind: 'weights', name: name ?? `step-${++this.counter}` });
-      if (this.saved.has(path) && !overwrite) throw badField('path', `${path} already exists; choose another name or pass overwrite`);
-      const snapshot = m.snapshot(true);
-      if (!this.saved.onDisk) this.budget.check(snapshotBytes(snapshot), `save_weights ${path}`);
-      this.saved.set(path, snapshot, ttl);
-      return { type: 'save_weights', path };
-    });
+    return this.queue.submit({ model: m.id, seqId: seq }, () => ({ type: 'save_weights', path: this.store.saveWeights(m, name ?? `step-${++this.counter}`, { ttl, overwrite }) }));
   }
 
   /** A frozen copy of the adapter to sample from: named (a tinker path) or a sampling session. */
@@ -180,11 +173,7 @@ export class TinkerService {
     const seq = seqId(body);
     const { name, ttl } = this.checkInLine(m.id, seq, () => ({ name: checkpointName(body, 'path'), ttl: ttlSeconds(body) }));
     return this.queue.submit({ model: m.id, seqId: seq }, () => {
-      const path = formatTinkerPath({ modelId: m.id, kind: 'sampler_weights', name: name ?? `sampler-${++this.counter}` });
-      const sizeBytes = adapterBytes(m.base.model.config, m.lora, false);
-      this.budget.check(sizeBytes, `save_weights_for_sampler ${path}`);
-      const time = new Date(this.now());
-      this.samplers.freeze(m, path, { named: name !== undefined, time, ...(ttl === undefined ? {} : { expiresAt: new Date(time.getTime() + ttl * 1000) }), sizeBytes });
+      const path = this.store.saveForSampler(m, name ?? `sampler-${++this.counter}`, { named: name !== undefined, ttl });
       this.touch(m.id);
       if (name !== undefined) return { type: 'save_weights_for_sampler', path };
       return { type: 'save_weights_for_sampler', path, sampling_session_id: path };
@@ -200,31 +189,10 @@ export class TinkerService {
       return { path, optimizer: bool(body, 'optimizer', 'optimizer', false) };
     });
     return this.queue.submit({ model: m.id, seqId: seq }, () => {
-      m.restore(this.snapshotAt(path), optimizer);
+      m.restore(this.store.snapshotAt(path), optimizer);
       this.touch(m.id);
       return { type: 'load_weights', path, model_id: m.id };
     });
-  }
-
-  /**
-   * delete_checkpoint (`DELETE training_runs/<model_id>/checkpoints/<weights|sampler_weights>/<name>`):
-   * forgets saved training weights (memory and --state-dir) or a named sampler snapshot. The
-   * model need not exist any more (a resumed run deletes what an earlier server's session saved).
-   */
-  deleteCheckpoint(modelId: string, checkpointId: string): { type: 'delete_checkpoint'; path: string } {
-    const path = `tinker://${modelId}/${checkpointId}`;
-    const parsed = parseTinkerPath(path);
-    const deleted = parsed.kind === 'weights' ? this.saved.delete(path) : this.samplers.deleteNamed(path);
-    if (!deleted) throw new TinkerApiError(404, `no checkpoint at ${path}`);
-    return { type: 'delete_checkpoint', path };
-  }
-
-  weightsInfo(body: Body): Record<string, unknown> {
-    const path = text(body, 'tinker_path', 'tinker_path');
-    const sampler = this.samplers.get(path);
-    if (sampler?.lora) return { base_model: sampler.base.name, is_lora: true, lora_rank: sampler.lora.rank, ...loraFlags(sampler.lora) };
-    const s = this.snapshotAt(path);
-    return { base_model: s.baseModel, is_lora: true, lora_rank: s.lora.rank, ...loraFlags(s.lora) };
   }
 
   createSamplingSession(body: Body): { type: 'create_sampling_session'; sampling_session_id: string } {
@@ -232,21 +200,15 @@ export class TinkerService {
     const session = this.session(sessionId);
     const seq = int(body, 'sampling_session_seq_id', 'sampling_session_seq_id', { min: 0, max: 1_000_000_000, fallback: session.samplers.length });
     const id = `${sessionId}:sample:${seq}`;
-    this.samplers.set(id, this.samplerTarget(body));
+    this.store.samplers.set(id, this.store.samplerTarget(body));
     session.samplers.push(id);
     return { type: 'create_sampling_session', sampling_session_id: id };
-  }
-
-  getSampler(id: string): { sampler_id: string; base_model: string; model_path: string | null } {
-    const t = this.samplers.get(id);
-    if (!t) throw new TinkerApiError(404, `unknown sampler ${JSON.stringify(id)}`);
-    return { sampler_id: id, base_model: t.base.name, model_path: t.modelPath ?? null };
   }
 
   asample(body: Body): string {
     optionalInt(body, 'seq_id', 'seq_id', { min: 0, max: Number.MAX_SAFE_INTEGER }); // samplers' seq_ids order nothing, but must be numbers
     const sessionId = optionalText(body, 'sampling_session_id', 'sampling_session_id');
-    const target = sessionId !== undefined ? this.samplers.get(sessionId) : this.samplerTarget(body);
+    const target = sessionId !== undefined ? this.store.samplers.get(sessionId) : this.store.samplerTarget(body);
     if (!target) throw new TinkerApiError(404, `unknown sampling_session_id ${JSON.stringify(sessionId)} (sampler snapshots older than the last ${EPHEMERAL_SAMPLERS_KEPT} of a model are freed); create a new sampling client`);
     const config = target.base.model.config;
     const checked = checkSampleRequest(body, { vocab: config.vocab_size, context: config.max_position_embeddings, stopIds: target.base.stopIds }, this.limits);
@@ -254,21 +216,9 @@ export class TinkerService {
     return this.queue.submit({}, () => ({ proto: 'sample', value: sample(target.base, target.adapter, checked, seed) }));
   }
 
-  /** Removes checkpoints whose ttl_seconds ran out (the server calls it on every request). */
-  sweepExpired(): void {
-    this.saved.sweep();
-    this.samplers.sweep(this.now());
-  }
-
-  /** Every live checkpoint (training and named sampler weights), oldest first. */
-  checkpoints(): CheckpointRecord[] {
-    this.sweepExpired();
-    return [...this.saved.list(), ...this.samplers.checkpoints()].sort((a, b) => a.time.getTime() - b.time.getTime());
-  }
-
   /** Bytes every LoRA adapter (training ones with gradients and Adam moments) and in-memory checkpoint holds. */
   adapterMemory(): number {
-    return adapterMemory(this.bases.loadedBases(), (name) => this.models.has(name)) + this.saved.memoryBytes();
+    return adapterMemory(this.bases.loadedBases(), (name) => this.models.has(name)) + this.store.saved.memoryBytes();
   }
 
   dispose(): void {
@@ -290,39 +240,6 @@ export class TinkerService {
     if (run) run.lastRequestTime = new Date(this.now());
   }
 
-  private samplerTarget(body: Body): SamplerTarget {
-    const modelPath = optionalText(body, 'model_path', 'model_path');
-    if (modelPath !== undefined) {
-      const found = this.samplers.get(modelPath);
-      if (found) return found;
-      // A training checkpoint path also samples (its adapter installed as a snapshot).
-      const snapshot = this.snapshotAt(modelPath);
-      const base = this.bases.get(snapshot.baseModel);
-      const adapter = `snapshot@${modelPath}`;
-      if (!base.model.adapters.has(adapter)) {
-        this.budget.check(adapterBytes(base.model.config, snapshot.lora, false), `sampling ${modelPath}`);
-        this.samplers.install(base, adapter, snapshot);
-      }
-      const target = { base, adapter, lora: snapshot.lora, modelPath };
-      this.samplers.set(modelPath, target);
-      return target;
-    }
-    const baseModel = optionalText(body, 'base_model', 'base_model');
-    if (baseModel !== undefined) return { base: this.bases.get(baseModel) };
-    throw badField('base_model', 'give base_model (to sample the base), model_path (a tinker:// path) or sampling_session_id');
-  }
-
-  private snapshotAt(path: string): AdapterSnapshot {
-    const parsed = parseTinkerPath(path);
-    const s = this.saved.get(path);
-    if (!s) {
-      const known = this.saved.paths();
-      const shown = known.length > 20 ? [...known.slice(0, 20), `... ${known.length - 20} more`] : known;
-      throw new TinkerApiError(404, `no saved weights at ${path} (${parsed.kind === 'sampler_weights' ? 'sampler weights load into sampling clients, not training clients; ' : ''}saved: ${shown.length ? shown.join(', ') : 'none'})`);
-    }
-    return s;
-  }
-
   private session(id: string): Session {
     const s = this.sessions.get(id);
     if (!s) throw new TinkerApiError(404, `unknown session_id ${JSON.stringify(id)}; call create_session first`);
@@ -335,9 +252,4 @@ export class TinkerService {
     this.touch(id);
     return m;
   }
-}
-
-/** The LoRA target flags get_info and weights_info report: what the adapter really trains. */
-function loraFlags(lora: LoraConfigWire): { train_unembed: boolean; train_mlp: boolean; train_attn: boolean } {
-  return { train_unembed: lora.train_unembed === true, train_mlp: lora.train_mlp !== false, train_attn: lora.train_attn !== false };
 }
