@@ -15,15 +15,10 @@ import { runEvalCommand } from '../cli/eval-command.js';
 import { runRolloutCommand } from '../cli/rollout-command.js';
 import { listCheckpoints } from './checkpoint-store.js';
 import { runTraining } from './run-training.js';
-import { tinyRun } from './tiny-run.test-helper.js';
+import { metricsWithoutTiming, tinyRun } from './tiny-run.test-helper.js';
 
 const quiet = { write: () => true };
-const timing = new Set(['elapsed_s', 'samples_per_s', 'tokens_per_s', 'rollout_s', 'update_s']);
-const records = (runDir: string): any[] =>
-  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line, (key, value) => (timing.has(key) ? undefined : value)));
+const records = metricsWithoutTiming;
 
 const run = tinyRun({ map: 'lora', train: '{ steps: 0, eval_tasks: 4 }', prefix: 'troupe-tinker-run-' });
 const base = join(run.dir, 'warm', 'base');

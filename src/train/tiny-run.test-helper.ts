@@ -2,7 +2,7 @@
 // 16, a few warm-start episodes), written to a fresh temp folder that is removed when the
 // test process exits. Tests vary only the policy map and the train section.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testDir } from '../util/test-dir.test-helper.js';
@@ -40,4 +40,15 @@ export async function interruptWhen(args: readonly string[], when: RegExp, env: 
     if (!when.test(before) && when.test(stderr)) child.kill('SIGINT');
   });
   return { code: await exited, stderr };
+}
+
+/** Fields of metrics.jsonl that measure time, not what was computed. */
+const TIMING = new Set(['elapsed_s', 'samples_per_s', 'tokens_per_s', 'rollout_s', 'update_s']);
+
+/** The records of a run's metrics.jsonl without their timing fields: equal for runs that computed the same. */
+export function metricsWithoutTiming(runDir: string): any[] {
+  return readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line, (key, value: unknown) => (TIMING.has(key) ? undefined : value)));
 }

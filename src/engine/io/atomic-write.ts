@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
+import { failpoint } from '../../util/test-failpoint.js';
 
 let tempCounter = 0;
 
@@ -27,6 +28,7 @@ export function writeFileAtomic(path: string, contents: Uint8Array | string): vo
   try {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(temp, contents);
+    failpoint('atomic-write', temp); // test-only: a kill here leaves the temporary file (util/test-failpoint.ts)
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
@@ -59,6 +61,7 @@ export function writeFolderAtomic(dir: string, files: readonly FolderFile[], opt
   try {
     mkdirSync(temp);
     for (const file of files) writeFileSync(join(temp, file.name), file.contents());
+    failpoint('atomic-write', temp); // test-only: a kill here leaves the temporary folder (util/test-failpoint.ts)
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });
     if (error instanceof TroupeError) throw error;
