@@ -86,8 +86,10 @@ test('asynchronous (max_steps_off_policy 1): the service samples step k + 1 with
     const [ts, es] = [t.find((r) => r.kind === 'train' && r.step === step), e.find((r) => r.kind === 'train' && r.step === step)];
     // Had the rollout of step k + 1 used a sampler of the new weights, its tokens would differ.
     assert.deepEqual(strip(ts), strip(es), `step ${step}: same samples, staleness and trained groups`);
-    close(ts.off_policy.logprob_gap_max, es.off_policy.logprob_gap_max, 1e-4, `step ${step} sampler/learner gap`);
-    close(ts.off_policy.is_weight_max, es.off_policy.is_weight_max, 1e-4, `step ${step} largest importance weight`);
+    // Float32 noise of two engines' scoring (the service batches each forward's datums its own way) grows with the value.
+    const relative = (x: number) => 1e-4 * Math.max(1, Math.abs(x));
+    close(ts.off_policy.logprob_gap_max, es.off_policy.logprob_gap_max, relative(es.off_policy.logprob_gap_max), `step ${step} sampler/learner gap`);
+    close(ts.off_policy.is_weight_max, es.off_policy.is_weight_max, relative(es.off_policy.is_weight_max), `step ${step} largest importance weight`);
     for (const id of ['plan', 'tool']) close(ts.policies[id].loss, es.policies[id].loss, 1e-5, `step ${step} ${id} loss`);
   }
   assert.deepEqual(t.filter((r) => r.kind === 'train').map((r) => r.off_policy.max_staleness), [0, 1, 1, 1]);

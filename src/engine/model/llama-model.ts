@@ -12,7 +12,8 @@ import type { LlamaConfig } from './llama-config.js';
 import { decoderLayer, type LayerKV, type LayerWeights, type SequenceLayout } from './llama-layers.js';
 import { initLlamaParameters, llamaParameterShapes } from './llama-params.js';
 import { LoraAdapter, type LoraConfig } from './lora.js';
-import { planScoring, planWholeSequences, type ScoringPair, type WholeSequencePlan } from './scoring-plan.js';
+import { planScoring, planWholeSequences, type ScoringPair, type ScoringPlan, type WholeSequencePlan } from './scoring-plan.js';
+import { planSharedTargetRows, planTargetRows, type TargetRow } from './target-rows-plan.js';
 import { convertParameter, restoreParameters } from './weight-storage.js';
 
 /** Per-token logprobs of a scored batch: pair b owns logprobs[offsets[b] .. offsets[b+1]). */
@@ -158,12 +159,17 @@ export class LlamaModel {
     }
     const plan = planScoring(pairs);
     if (plan.groups === pairs.length) return this.scoreWholeSequences(tape, planWholeSequences(pairs), options);
+    return this.scoreSharedPrompts(tape, plan, options);
+  }
+
+  /** A plan with a prompt pass (each distinct prompt once) and a response pass that sees it as a prefix. */
+  private scoreSharedPrompts(tape: Tape, plan: ScoringPlan, options: ScoringOptions): TokenLogprobs {
     const P = plan.promptSeqLen;
     const prompt = this.runLayers(tape, this.embed(tape, plan.promptTokens), { batch: plan.groups, seqLen: P, positions: plan.promptPositions }, options.adapter);
     const rows = [prompt.hidden];
     if (plan.responseSeqLen > 0) {
       const layout: SequenceLayout = {
-        batch: pairs.length,
+        batch: plan.groupOf.length,
         seqLen: plan.responseSeqLen,
         positions: plan.responsePositions,
         prefix: { kv: prompt.kv, seqLen: P, lengths: plan.promptLengths, index: plan.groupOf },
@@ -175,6 +181,20 @@ export class LlamaModel {
     // Fused head + log-softmax, by chunks of rows: the (N, vocab) logits never exist at once.
     const logprobs = headLogprobs(tape, this.finalNorm(tape, hidden), this.headWeight(), plan.targets, { entropy, logitMask: options.logitMask });
     return { logprobs, offsets: plan.offsets, entropy };
+  }
+
+  /**
+   * Differentiable logprobs of `targets[t]` after `tokens[0..t]` for every position of every
+   * row, the rows batched (fused head, as tokenLogprobs). Consecutive rows that begin with the
+   * same tokens (a GRPO group's prompt) share one pass over them (planSharedTargetRows). Scores
+   * what Tinker's forward_backward scores, whose targets need not be the next input tokens.
+   */
+  targetLogprobs(tape: Tape, rows: readonly TargetRow[], options: ScoringOptions = {}): TokenLogprobs {
+    if (options.adapter !== undefined && this.adapter(options.adapter).headWeights()) {
+      throw new TroupeError('config', `adapter '${options.adapter}' has LoRA on the output head, which targetLogprobs (the fused head) does not apply; score it with forward()`);
+    }
+    const shared = planSharedTargetRows(rows);
+    return shared === undefined ? this.scoreWholeSequences(tape, planTargetRows(rows), options) : this.scoreSharedPrompts(tape, shared, options);
   }
 
   /** tokenLogprobs when no prompt is shared: one pass over each whole sequence (scoring-plan.ts). */

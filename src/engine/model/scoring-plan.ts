@@ -148,3 +148,4 @@ function requirePrompts(pairs: readonly ScoringPair[]): void {
     }
   });
 }
+

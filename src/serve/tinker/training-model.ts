@@ -12,10 +12,12 @@
 import { logSoftmaxGather } from '../../engine/autograd/log-softmax-gather.js';
 import { Tape } from '../../engine/autograd/tape.js';
 import type { LinearModule } from '../../engine/model/llama-params.js';
+import type { Tensor } from '../../engine/tensor.js';
 import type { LoraAdapter, LoraConfig } from '../../engine/model/lora.js';
 import { AdamW, type AdamWState } from '../../engine/optim/adamw.js';
 import { clipGradNorm } from '../../engine/optim/clip-grad-norm.js';
 import { LOSS_FUNCTIONS } from '../../tinker/loss-functions.js';
+import { autoMicroBatchTokens } from '../../train/micro-batch-tokens.js';
 import { TINKER_ATTENTION_MODULES, TINKER_MLP_MODULES, type AdamParams, type ForwardBackwardOutput, type ForwardBackwardRequest, type LoraConfigWire, type LossFnName } from '../../tinker/types.js';
 import type { LoadedBase } from './base-models.js';
 import type { CheckedDatum } from './check-datums.js';
@@ -76,29 +78,52 @@ export class TrainingModel {
     return this.base.model.trainableParameters(this.id);
   }
 
-  /** Runs a batch checkDatums accepted (at submit time); gradients add into the adapter's .grad unless forward_only. */
+  /**
+   * Runs a batch checkDatums accepted (at submit time); gradients add into the adapter's .grad
+   * unless forward_only. Datums are scored in micro-batches, one model pass each (padded to the
+   * longest datum, at most `microBatchTokens` padded tokens), not one pass per datum: the
+   * gradient is the same sum, and a batch of short sequences costs a few large products
+   * instead of hundreds of small ones. An adapter with LoRA on the output head is scored datum
+   * by datum (the fused head does not apply its pair).
+   */
   forwardBackward(request: { lossFn: LossFnName; datums: readonly CheckedDatum[]; config: ForwardBackwardRequest['loss_fn_config']; forwardOnly: boolean }): ForwardBackwardOutput {
-    const { lossFn, datums } = request;
-    const { model } = this.base;
     const outputs: ForwardBackwardOutput['loss_fn_outputs'][number][] = [];
     let total = 0;
-    for (const d of datums) {
-      const tape = new Tape(model.kernels, { grad: !request.forwardOnly });
+    const headPair = this.lora.train_unembed === true;
+    const micros = headPair ? request.datums.map((d) => [d]) : paddedMicroBatches(request.datums, this.microBatchTokens());
+    for (const micro of micros) {
+      const tape = new Tape(this.base.model.kernels, { grad: !request.forwardOnly });
       try {
-        const logits = model.forward(tape, [d.tokens], { adapter: this.id }); // (T, vocab)
-        const logprobs = logSoftmaxGather(tape, logits, d.targets); // (T)
-        const result = LOSS_FUNCTIONS[lossFn](logprobs.data, d.inputs, request.config);
-        if (!request.forwardOnly) tape.backward(logprobs, result.dLoss_dLogprobs_T);
-        total += result.loss;
-        outputs.push({
-          logprobs: { dtype: 'float32', shape: [d.tokens.length], data: Float32Array.from(logprobs.data) },
-          elementwise_loss: { dtype: 'float32', shape: [d.tokens.length], data: result.elementwise_T },
+        const scored = headPair ? this.scoreWithHeadPair(tape, micro[0]!) : this.base.model.targetLogprobs(tape, micro, { adapter: this.id });
+        const grad = new Float32Array(scored.logprobs.size);
+        micro.forEach((d, b) => {
+          const [from, to] = [scored.offsets[b]!, scored.offsets[b + 1]!];
+          const logprobs_T = scored.logprobs.data.slice(from, to);
+          const result = LOSS_FUNCTIONS[request.lossFn](logprobs_T, d.inputs, request.config);
+          grad.set(result.dLoss_dLogprobs_T, from);
+          total += result.loss;
+          outputs.push({
+            logprobs: { dtype: 'float32', shape: [d.tokens.length], data: Float32Array.from(logprobs_T) },
+            elementwise_loss: { dtype: 'float32', shape: [d.tokens.length], data: result.elementwise_T },
+          });
         });
+        if (!request.forwardOnly) tape.backward(scored.logprobs, grad);
       } finally {
         tape.dispose();
       }
     }
     return { loss_fn_output_type: 'ArrayRecord', loss_fn_outputs: outputs, metrics: { 'loss:sum': total } };
+  }
+
+  /** The full logits of one datum, through the adapter's output-head pair too. */
+  private scoreWithHeadPair(tape: Tape, d: CheckedDatum): { logprobs: Tensor; offsets: readonly number[] } {
+    const logits = this.base.model.forward(tape, [d.tokens], { adapter: this.id }); // (T, vocab)
+    return { logprobs: logSoftmaxGather(tape, logits, d.targets), offsets: [0, d.tokens.length] };
+  }
+
+  /** Padded tokens a micro-batch may hold: the learner's activation budget for this model. */
+  private microBatchTokens(): number {
+    return autoMicroBatchTokens([this.base.model.config]);
   }
 
   /**
@@ -167,4 +192,27 @@ export class TrainingModel {
     this.optimizer = { key, adam };
     return adam;
   }
+}
+
+/**
+ * Consecutive datums grouped so that each group, right-padded to its longest datum, holds at
+ * most `maxTokens` tokens (a datum longer than that gets a group of its own). Order is kept:
+ * outputs come back in the request's order.
+ */
+export function paddedMicroBatches<T extends { readonly tokens: readonly unknown[] }>(datums: readonly T[], maxTokens: number): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let longest = 0;
+  for (const d of datums) {
+    const width = Math.max(longest, d.tokens.length);
+    if (current.length > 0 && width * (current.length + 1) > maxTokens) {
+      batches.push(current);
+      current = [];
+      longest = 0;
+    }
+    current.push(d);
+    longest = Math.max(longest, d.tokens.length);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }
