@@ -4,12 +4,14 @@
 // with a time limit, to find hangs too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { mutateConfig } from '../config/mutate-config.js';
 import { repoRoot } from '../util/repo-root.test-helper.js';
 import { probeConfig } from './config-probe.js';
+import { cliPath, tinyRun } from './tiny-run.test-helper.js';
 
 const examples = join(repoRoot(), 'examples');
 const files = readdirSync(examples).filter((f) => f.endsWith('.yaml')).sort();
@@ -30,6 +32,22 @@ test('the reported configs are refused at load with one line, before any work', 
     assert.match((outcome as { line: string }).line, expected, name);
   }
   assert.deepEqual(await probeConfig(base, 'plan-path-train.yaml'), { kind: 'starts' });
+});
+
+test('troupe train refuses them with one config error line before it makes a run folder or trains', () => {
+  const { dir, config } = tinyRun({ prefix: 'troupe-bounds-', map: 'shared', train: '{ steps: 1, eval_every: 0, eval_tasks: 2, checkpoint_every: 0, samples_every: 0 }' });
+  const cases: Array<[string, RegExp]> = [
+    ['warm_start.epochs=1e12', /^troupe: config error: .*warm_start\.epochs: expected number <= \d+, got 1000000000000 \(from --set warm_start\.epochs=1e12\)$/],
+    ['rollout.stop=[""]', /^troupe: config error: .*rollout\.stop\[0\]: a stop string must not be empty/],
+  ];
+  for (const [set, expected] of cases) {
+    const runDir = join(dir, 'run');
+    const result = spawnSync(process.execPath, [cliPath, 'train', config, '--set', set, '--run-dir', runDir], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(result.status, 2, `${set}: ${result.stderr}`);
+    assert.match(result.stderr.trim(), expected, set);
+    assert.equal(result.stderr.trim().includes('\n'), false, `${set}: one line, no stack trace`);
+    assert.equal(existsSync(runDir), false, `${set}: refused before the run folder or the warm start`);
+  }
 });
 
 test('mutated example configs: a start or one error line, never a stack trace', async () => {

@@ -102,19 +102,26 @@ test('a LoRA rank above the server limit is refused naming the limit and its fla
   await refused('/create_model', { session_id: client.sessionId, base_model: 'tiny', model_seq_id: 901, lora_config: { rank: 'big' } }, /lora_config\.rank: must be an integer/);
 });
 
-test('creating and unloading large adapters in a loop returns their memory', async () => {
+test('creating and unloading adapters in a loop, the oversized ones of an attack included, keeps the server\'s RSS bounded', async () => {
   const mb = () => process.memoryUsage().rss / 1024 / 1024;
-  const cycle = async () => {
-    const big = await client.createLoraModel('tiny', { rank: 2048 }); // 16 MB with gradients and Adam moments
+  const cycle = async (rank: number) => {
+    // Over the rank limit, create_model is refused at the edge; a server without one allocates
+    // it (rank 50000 is 400 MB with gradients and Adam moments here) and never returns it all.
+    const big = await client.createLoraModel('tiny', { rank }).catch((error: Error) => assert.match(error.message, /lora_config\.rank: must be >= 1 and <= 4096/));
+    if (big === undefined) return;
     await big.optimStep({ ...DEFAULT_ADAM, learning_rate: 0.01 });
     await client.submit('/unload_model', { model_id: big.modelId }).then((id) => client.result(id, 'json'));
   };
-  await cycle();
+  await cycle(2048);
   const start = mb();
-  for (let i = 0; i < 8; i++) await cycle();
+  for (let i = 0; i < 8; i++) await cycle(2048); // 16 MB each with gradients and Adam moments
   const growth = mb() - start;
   console.log(`# RSS growth over 8 cycles: ${growth.toFixed(1)} MB`);
   assert.ok(growth < 64, `RSS grew ${growth.toFixed(0)} MB over 8 create/unload cycles of 16 MB adapters (kept, they would add 128 MB)`);
+  for (let i = 0; i < 3; i++) await cycle(50_000);
+  const attacked = mb() - start;
+  console.log(`# RSS growth after 3 rank-50000 attempts too: ${attacked.toFixed(1)} MB`);
+  assert.ok(attacked < 100, `RSS grew ${attacked.toFixed(0)} MB after three rank-50000 create_model attempts`);
   assert.equal(server.service.adapterMemory() < 1024 * 1024, true, 'only the small model of this suite is left');
 });
 
