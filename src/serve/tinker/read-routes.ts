@@ -6,6 +6,7 @@
  *   trainingRunRoute(service, 'session-1:train:0/checkpoints')   // GET training_runs/<id>/checkpoints
  */
 import { parseTinkerPath } from '../../tinker/tinker-path.js';
+import { pathPart } from './request-fields.js';
 import { TinkerApiError } from './tinker-api-error.js';
 import type { TinkerService } from './tinker-service.js';
 import { checkpointJson, paged, pageOf, trainingRunJson, type CheckpointRecord, type RunRecord } from './training-runs.js';
@@ -32,7 +33,7 @@ function knownRun(service: TinkerService, id: string): RunRecord {
 /** GET training_runs/<id> and GET training_runs/<id>/checkpoints. */
 export function trainingRunRoute(service: TinkerService, rest: string): unknown {
   const listing = rest.endsWith('/checkpoints');
-  const id = decodeURIComponent(listing ? rest.slice(0, -'/checkpoints'.length) : rest);
+  const id = pathPart(listing ? rest.slice(0, -'/checkpoints'.length) : rest);
   if (id.includes('/')) throw new TinkerApiError(404, `no route GET training_runs/${rest.slice(0, 100)}; GET serves training_runs/<id> and training_runs/<id>/checkpoints`);
   const run = knownRun(service, id);
   const checkpoints = checkpointsOf(service, id);

@@ -5,7 +5,7 @@
  *
  *   const beta1 = num(adam, 'adam_params.beta1', 'beta1', { min: 0, below: 1, fallback: 0.9 });
  */
-import { badField } from './tinker-api-error.js';
+import { badField, TinkerApiError } from './tinker-api-error.js';
 
 export type Body = Record<string, unknown>;
 
@@ -13,6 +13,15 @@ export type Body = Record<string, unknown>;
 export function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** One percent-encoded part of a URL path (a session, sampler or run id), or a 400 when it is malformed. */
+export function pathPart(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new TinkerApiError(400, `the URL path part ${describe(raw)} is not valid percent-encoding (each % must start a UTF-8 byte as two hex digits); encode the id with encodeURIComponent`);
+  }
 }
 
 export function isObject(value: unknown): value is Body {

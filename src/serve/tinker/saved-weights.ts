@@ -16,6 +16,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSy
 import { join } from 'node:path';
 import { parseHeaderJson, readHeaderLength, readSafetensors, writeSafetensors } from '../../engine/io/safetensors.js';
 import { loraHeadParameterName } from '../../engine/model/lora.js';
+import { TinkerApiError } from './tinker-api-error.js';
 import type { AdapterSnapshot } from './training-model.js';
 
 const ADAPTER = 'adapter.';
@@ -69,8 +70,14 @@ export class SavedWeights {
   set(path: string, snapshot: AdapterSnapshot, ttlSeconds?: number): SavedRecord {
     const time = new Date(this.now());
     const expiresAt = ttlSeconds === undefined ? undefined : new Date(time.getTime() + ttlSeconds * 1000);
-    if (this.stateDir !== undefined) toFile(this.file(path), snapshot, time, expiresAt);
-    else this.memory.set(path, snapshot);
+    if (this.stateDir === undefined) this.memory.set(path, snapshot);
+    else {
+      try {
+        toFile(this.file(path), snapshot, time, expiresAt);
+      } catch (error) {
+        throw notWritten(path, error);
+      }
+    }
     const record = { path, baseModel: snapshot.baseModel, loraRank: snapshot.lora.rank, time, ...(expiresAt ? { expiresAt } : {}), sizeBytes: snapshotBytes(snapshot) };
     this.records.set(path, record);
     return record;
@@ -124,6 +131,17 @@ export class SavedWeights {
   private file(path: string): string {
     return join(this.stateDir!, `${encodeURIComponent(path)}${SUFFIX}`);
   }
+}
+
+/**
+ * A save the state folder could not take (a full disk, a read-only one), said without the
+ * folder's path: clients never see the server's paths. writeFileAtomic removed its temporary
+ * file, so nothing half-written is left and the earlier checkpoints are untouched.
+ */
+function notWritten(path: string, error: unknown): TinkerApiError {
+  const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? (error as NodeJS.ErrnoException)).code;
+  if (code === 'ENOSPC') return new TinkerApiError(507, `${path} was not saved: the disk of the server's state folder is full (ENOSPC); the earlier checkpoints are intact. delete_checkpoint old ones or free space on the server, then save again`);
+  return new TinkerApiError(500, `${path} was not saved: the server could not write its state folder (${code ?? (error instanceof Error ? error.name : 'unknown error')}); the earlier checkpoints are intact`);
 }
 
 function processAlive(pid: number): boolean {

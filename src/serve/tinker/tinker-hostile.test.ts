@@ -190,6 +190,16 @@ test('malformed bodies and unknown types are 400s, never internal errors', async
   assert.equal(res.status, 400);
 });
 
+test('a malformed percent-encoding in a URL path is a 400 naming the part, on every route that takes an id', async () => {
+  for (const [method, route] of [['GET', '/samplers/%ZZ'], ['GET', '/sessions/%E0%A4%A'], ['GET', '/training_runs/%ZZ'], ['GET', '/training_runs/%ZZ/checkpoints'], ['DELETE', '/training_runs/%ZZ/checkpoints/weights/x'], ['DELETE', '/training_runs/x/checkpoints/weights/%FF']] as const) {
+    const res = await fetch(`${server.url}${API_PREFIX}${route}`, { method });
+    const json = (await res.json()) as { error: string; category: string };
+    assert.equal(res.status, 400, `${method} ${route} -> ${res.status} ${json.error}`);
+    assert.equal(json.category, 'user');
+    assert.match(json.error, /^the URL path part "[^"]+" is not valid percent-encoding/);
+  }
+});
+
 test('a restarted server removes the temporary files a killed save left behind', async () => {
   const leftover = '.tinker%3A%2F%2Fx%2Fweights%2Fa.safetensors.tmp-999999999-1';
   writeFileSync(join(stateDir, leftover), '');

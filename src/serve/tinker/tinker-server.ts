@@ -18,7 +18,7 @@ import { TroupeError } from '../../util/errors.js';
 import { asApiError } from './future-queue.js';
 import { LIMIT_FLAGS } from './limits.js';
 import { listSessions, listTrainingRuns, listUserCheckpoints, trainingRunRoute } from './read-routes.js';
-import { text } from './request-fields.js';
+import { pathPart, text } from './request-fields.js';
 import { TinkerApiError } from './tinker-api-error.js';
 import { TinkerService, type TinkerServiceOptions } from './tinker-service.js';
 import { simulatedLane, SimulatedRemote, type RemoteSimulationOptions } from './simulated-remote.js';
@@ -60,7 +60,7 @@ type GetHandler = (rest: string, query: URLSearchParams) => unknown;
 function deleteCheckpoint(service: TinkerService, rest: string): unknown {
   const match = /^([^/]+)\/checkpoints\/(.+)$/.exec(rest);
   if (!match) throw new TinkerApiError(404, `no route DELETE training_runs/${rest}; expected training_runs/<model_id>/checkpoints/<weights|sampler_weights>/<name>`);
-  return service.store.deleteCheckpoint(decodeURIComponent(match[1]!), match[2]!.split('/').map(decodeURIComponent).join('/'));
+  return service.store.deleteCheckpoint(pathPart(match[1]!), match[2]!.split('/').map(pathPart).join('/'));
 }
 
 /** The protobuf body of forward_backward, or a 400 saying why it cannot be read. */
@@ -105,8 +105,8 @@ function routes(service: TinkerService): { post: Record<string, Handler>; get: R
     get: {
       '/healthz': () => ({ status: 'ok' }),
       '/get_server_capabilities': () => service.capabilities(),
-      '/samplers/': (id) => service.store.getSampler(decodeURIComponent(id)),
-      '/sessions/': (id) => service.getSession(decodeURIComponent(id)),
+      '/samplers/': (id) => service.store.getSampler(pathPart(id)),
+      '/sessions/': (id) => service.getSession(pathPart(id)),
       '/sessions': (_r, query) => listSessions(service, query),
       '/training_runs/': (rest) => trainingRunRoute(service, rest),
       '/training_runs': (_r, query) => listTrainingRuns(service, query),
