@@ -35,3 +35,30 @@ test('a finished result is dropped after keepMs, retrieved or not', async () => 
   await new Promise((resolve) => setTimeout(resolve, 60));
   assert.equal(await queue.retrieve(id, 0), undefined);
 });
+
+test('with coalesce, waiting jobs of one batch key run as one call and each gets its own answer; a batch that throws reruns job by job', async () => {
+  const calls: number[][] = [];
+  const runMany = (items: number[]) => {
+    calls.push(items);
+    return items.map((x) => (x < 0 ? new TinkerApiError(400, `negative ${x}`) : x * 10));
+  };
+  const submitAll = (queue: FutureQueue, items: number[]) => items.map((x) => queue.submit({}, () => (x < 0 ? (() => { throw new TinkerApiError(400, `alone ${x}`); })() : x), { key: 'k', item: x, runMany }));
+  const queue = new FutureQueue({ coalesce: true });
+  const training = queue.submit({ model: 'm', seqId: 1 }, () => 'trained');
+  const ids = submitAll(queue, [1, 2, -3]);
+  const answers = await Promise.all(ids.map((id) => queue.retrieve(id, 1000)));
+  assert.deepEqual(calls, [[1, 2, -3]], 'the three sampling jobs ran in one call');
+  assert.deepEqual(answers.slice(0, 2), [{ state: 'done', value: 10 }, { state: 'done', value: 20 }]);
+  assert.match(answers[2]?.state === 'failed' ? answers[2].error.message : '', /negative -3/);
+  assert.deepEqual(await queue.retrieve(training, 1000), { state: 'done', value: 'trained' });
+
+  const throwing = new FutureQueue({ coalesce: true });
+  const broken = ['a', 'b'].map((x) => throwing.submit({}, () => `${x} alone`, { key: 'k', item: x, runMany: () => { throw new Error('the batch broke'); } }));
+  assert.deepEqual(await Promise.all(broken.map((id) => throwing.retrieve(id, 1000))), [{ state: 'done', value: 'a alone' }, { state: 'done', value: 'b alone' }]);
+
+  calls.length = 0;
+  const plain = new FutureQueue();
+  const alone = submitAll(plain, [4, 5]);
+  assert.deepEqual(await Promise.all(alone.map((id) => plain.retrieve(id, 1000))), [{ state: 'done', value: 4 }, { state: 'done', value: 5 }]);
+  assert.deepEqual(calls, [], 'without coalesce every job runs alone');
+});

@@ -11,6 +11,11 @@
  * gap lasts `gapTimeoutMs` the waiting jobs fail (a client that skipped a seq_id gets an
  * error, not a hang). A job with an already used seq_id fails at once. Jobs without a model
  * or seq_id run in arrival order.
+ *
+ * With `coalesce`, jobs submitted with a batch key (sampling) that are waiting together run
+ * as ONE call of their batch runner, as an inference server batches concurrent requests: the
+ * engine's products are then a few large ones instead of many small ones. A batch that fails
+ * as a whole is rerun job by job, so each request gets its own answer or error.
  */
 import { TroupeError } from '../../util/errors.js';
 import { TinkerApiError } from './tinker-api-error.js';
@@ -28,6 +33,14 @@ interface Entry {
 interface Job {
   readonly id: string;
   readonly run: () => unknown;
+  readonly batch?: BatchSpec;
+}
+
+/** How a job can run together with others of the same key: `runMany` answers each item in order (a value or an Error). */
+export interface BatchSpec<T = unknown> {
+  readonly key: string;
+  readonly item: T;
+  readonly runMany: (items: T[]) => unknown[];
 }
 
 interface ModelLine {
@@ -41,6 +54,10 @@ export interface FutureQueueOptions {
   readonly gapTimeoutMs?: number;
   /** How long a finished result stays retrievable (the client may retry the poll). Default 300 s. */
   readonly keepMs?: number;
+  /** Run waiting jobs of one batch key together (see above). Default false: every job alone. */
+  readonly coalesce?: boolean;
+  /** With coalesce: how long a batchable job at the head waits for others to join it. Default 2 ms. */
+  readonly coalesceWindowMs?: number;
 }
 
 export class FutureQueue {
@@ -51,17 +68,23 @@ export class FutureQueue {
   private counter = 0;
   private readonly gapTimeoutMs: number;
   private readonly keepMs: number;
+  private readonly coalesce: boolean;
+  private readonly coalesceWindowMs: number;
+  /** The most jobs run together so far (1 without coalesce): what batching achieved. */
+  largestBatch = 0;
 
   constructor(options: FutureQueueOptions = {}) {
     this.gapTimeoutMs = options.gapTimeoutMs ?? 60_000;
     this.keepMs = options.keepMs ?? 300_000;
+    this.coalesce = options.coalesce ?? false;
+    this.coalesceWindowMs = options.coalesceWindowMs ?? 2;
   }
 
   /** Queues `run`; returns the request id the client polls. */
-  submit(order: { model?: string; seqId?: number | null }, run: () => unknown): string {
+  submit<T>(order: { model?: string; seqId?: number | null }, run: () => unknown, batch?: BatchSpec<T>): string {
     const id = `req-${++this.counter}`;
     this.entries.set(id, { answer: { state: 'pending' }, waiters: [] });
-    const job: Job = { id, run };
+    const job: Job = { id, run, ...(batch ? { batch: batch as BatchSpec } : {}) };
     const { model, seqId } = order;
     if (model === undefined || seqId === undefined || seqId === null) {
       this.ready.push(job);
@@ -127,16 +150,50 @@ export class FutureQueue {
   private pump(): void {
     if (this.running || this.ready.length === 0) return;
     this.running = true;
-    // A macrotask per job: polls and heartbeats get answered between jobs.
-    setImmediate(() => {
+    // A macrotask per job: polls and heartbeats get answered between jobs. A batchable job
+    // gives concurrent requests a moment to arrive and join it.
+    const wait = this.coalesce && this.ready[0]!.batch !== undefined && this.coalesceWindowMs > 0;
+    const later = (run: () => void) => (wait ? setTimeout(run, this.coalesceWindowMs) : setImmediate(run));
+    later(() => {
       const job = this.ready.shift()!;
-      try {
-        this.settle(job.id, { state: 'done', value: job.run() });
-      } catch (error) {
-        this.settle(job.id, { state: 'failed', error: asApiError(error) });
-      }
+      const together = this.coalesce && job.batch ? this.takeBatch(job) : [job];
+      if (together.length === 1) this.runAlone(job);
+      else this.runTogether(together);
       this.running = false;
       this.pump();
+    });
+  }
+
+  /** `first` and every waiting job of its batch key (they are unordered: sampling). */
+  private takeBatch(first: Job): Job[] {
+    const key = first.batch!.key;
+    const together = [first, ...this.ready.filter((j) => j.batch?.key === key)];
+    if (together.length > 1) this.ready.splice(0, this.ready.length, ...this.ready.filter((j) => j.batch?.key !== key));
+    return together;
+  }
+
+  private runAlone(job: Job): void {
+    this.largestBatch = Math.max(this.largestBatch, 1);
+    try {
+      this.settle(job.id, { state: 'done', value: job.run() });
+    } catch (error) {
+      this.settle(job.id, { state: 'failed', error: asApiError(error) });
+    }
+  }
+
+  private runTogether(jobs: Job[]): void {
+    this.largestBatch = Math.max(this.largestBatch, jobs.length);
+    let results: unknown[];
+    try {
+      results = jobs[0]!.batch!.runMany(jobs.map((j) => j.batch!.item));
+    } catch {
+      // Whose fault was it? Each job alone says.
+      for (const job of jobs) this.runAlone(job);
+      return;
+    }
+    jobs.forEach((job, i) => {
+      const result = results[i];
+      this.settle(job.id, result instanceof Error ? { state: 'failed', error: asApiError(result) } : { state: 'done', value: result });
     });
   }
 

@@ -31,6 +31,17 @@ test('samples are served side by side; they take prompt + generated tokens times
   assert.deepEqual(clock.waits, [60, 60], 'both end 60 ms after arriving: neither queues behind the other');
 });
 
+test('with a decoding time, a sample also costs it per token of its longest sequence; its samples decode side by side', async () => {
+  const clock = standingClock();
+  const sim = new SimulatedRemote({ latencyMs: 0, usPerToken: 1000, decodeMsPerToken: 5 }, clock);
+  const twoSamples = { proto: 'sample', value: { sequences: [{ stop_reason: 'length', tokens: [1, 1, 1] }, { stop_reason: 'stop', tokens: [1] }] } };
+  sim.admit('s', { promptTokens: 10 });
+  sim.admit('fb', { lane: 'm' });
+  await sim.hold('s', twoSamples);
+  await sim.hold('fb', trainResult(40));
+  assert.deepEqual(clock.waits, [10 + 4 + 3 * 5, 40], 'prompt + 4 generated tokens at 1 ms, then 3 decoding steps at 5 ms; training pays no decoding');
+});
+
 test('training requests of one model queue on its lane; another model has its own', async () => {
   const clock = standingClock();
   const sim = new SimulatedRemote({ latencyMs: 0, usPerToken: 1000 }, clock);

@@ -10,6 +10,10 @@
  * - a future's result is ready `usPerToken` microseconds per token after the request arrived:
  *   tokens = prompt + generated tokens of a sample, every datum token of forward / forward_backward;
  *   optim_step, save and load are token-free (their round trips still cost the latency);
+ * - with `decodeMsPerToken`, a sample also costs that much per token it generated, for its
+ *   longest sequence: a GPU decodes one token per step for the whole batch, and one step of a
+ *   large model reads every weight (memory-bound), so decoding is slow per token while
+ *   prefill and training process many tokens per weight read;
  * - sampling requests are served side by side (a batching inference server);
  * - the training requests of one model queue behind each other on that model's lane (a model's
  *   forward_backward cannot start before its previous one ends); different models (one per
@@ -25,6 +29,8 @@ export interface RemoteSimulationOptions {
   readonly latencyMs: number;
   /** Service time per token processed. */
   readonly usPerToken: number;
+  /** Decoding time per generated token of a sample (samples of one request decode side by side). Default 0. */
+  readonly decodeMsPerToken?: number;
 }
 
 interface Admitted {
@@ -46,6 +52,12 @@ const realClock: SimulationClock = {
   now: () => performance.now(),
   sleep: (ms) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve()),
 };
+
+/** Decoding steps a sampling result took: its longest generated sequence. */
+function decodeSteps(value: unknown): number {
+  const tagged = value as { proto?: string; value?: unknown };
+  return tagged.proto === 'sample' ? Math.max(0, ...(tagged.value as SampleResponse).sequences.map((s) => s.tokens.length)) : 0;
+}
 
 /** Tokens the service processed to produce a result (see the model above). */
 function resultTokens(value: unknown): number {
@@ -84,7 +96,7 @@ export class SimulatedRemote {
     const entry = this.admitted.get(requestId);
     if (entry === undefined) return;
     if (entry.readyAt === undefined) {
-      const serviceMs = ((entry.promptTokens + resultTokens(value)) * this.options.usPerToken) / 1000;
+      const serviceMs = ((entry.promptTokens + resultTokens(value)) * this.options.usPerToken) / 1000 + decodeSteps(value) * (this.options.decodeMsPerToken ?? 0);
       const start = entry.lane === undefined ? entry.arrivedAt : Math.max(entry.arrivedAt, this.laneFreeAt.get(entry.lane) ?? 0);
       entry.readyAt = start + serviceMs;
       if (entry.lane !== undefined) this.laneFreeAt.set(entry.lane, entry.readyAt);

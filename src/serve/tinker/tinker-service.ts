@@ -23,7 +23,7 @@ import { adapterBytes, checkAdamParams, checkLoraConfig, checkpointName, ttlSeco
 import { FutureQueue } from './future-queue.js';
 import { resolveTinkerLimits, type TinkerLimits } from './limits.js';
 import { bool, int, optionalInt, optionalText, seqId, text, type Body } from './request-fields.js';
-import { sample } from './sample.js';
+import { sample, sampleMany, type SampleJob } from './sample.js';
 import { badField, TinkerApiError } from './tinker-api-error.js';
 import { EPHEMERAL_SAMPLERS_KEPT } from './sampler-snapshots.js';
 import { LORA_ALPHA, TrainingModel } from './training-model.js';
@@ -46,6 +46,14 @@ export interface TinkerServiceOptions {
   readonly limits?: Partial<TinkerLimits>;
   /** The clock (for checkpoint times and ttl_seconds); default Date.now. */
   readonly now?: () => number;
+  /**
+   * Run the asample requests that wait together as one batch (sample.ts sampleMany): much
+   * faster under concurrent clients; logprobs may then differ in the last bits from run to run.
+   * Default false: each request alone, results independent of timing.
+   */
+  readonly batchSampling?: boolean;
+  /** With batchSampling: how long a sampling request waits for others to batch with. Default 2 ms. */
+  readonly batchWindowMs?: number;
 }
 
 interface Session {
@@ -73,7 +81,7 @@ export class TinkerService {
 
   constructor(options: TinkerServiceOptions) {
     this.bases = new BaseModels(options.kernels, options.models);
-    this.queue = new FutureQueue({ gapTimeoutMs: options.gapTimeoutMs });
+    this.queue = new FutureQueue({ gapTimeoutMs: options.gapTimeoutMs, coalesce: options.batchSampling ?? false, coalesceWindowMs: options.batchWindowMs });
     this.seed = options.seed ?? 0;
     this.limits = resolveTinkerLimits(options.limits);
     this.now = options.now ?? Date.now;
@@ -213,7 +221,10 @@ export class TinkerService {
     const config = target.base.model.config;
     const checked = checkSampleRequest(body, { vocab: config.vocab_size, context: config.max_position_embeddings, stopIds: target.base.stopIds }, this.limits);
     const seed = deriveSeed(this.seed, 'sample', ++this.counter);
-    return this.queue.submit({}, () => ({ proto: 'sample', value: sample(target.base, target.adapter, checked, seed) }));
+    const base = target.base;
+    const job: SampleJob = { adapter: target.adapter, request: checked, seed };
+    const runMany = (jobs: SampleJob[]) => sampleMany(base, jobs).map((r) => (r instanceof Error ? r : { proto: 'sample', value: r }));
+    return this.queue.submit({}, () => ({ proto: 'sample', value: sample(base, job.adapter, checked, seed) }), { key: `sample:${base.name}`, item: job, runMany });
   }
 
   /** Bytes every LoRA adapter (training ones with gradients and Adam moments) and in-memory checkpoint holds. */
