@@ -20,7 +20,7 @@ import type { HubEnv } from '../engine/hub/types.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { loadServedModels } from '../serve/load-served-models.js';
-import { startServer, type RunningServer } from '../serve/server.js';
+import { DEFAULT_MAX_BODY_BYTES, startServer, type RunningServer } from '../serve/server.js';
 import { cachedBaseModels, resolveModelArgument, type BaseModelSource } from '../serve/tinker/base-models.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { DEFAULT_TINKER_LIMITS, LIMIT_FLAGS, type TinkerLimits } from '../serve/tinker/limits.js';
@@ -47,6 +47,8 @@ export interface ServeCommandOptions {
   readonly simulate?: RemoteSimulationOptions;
   /** Run asample requests that wait together as one batch (TinkerServiceOptions.batchSampling). */
   readonly batchSampling?: boolean;
+  /** Largest request body in bytes (default 8 MiB; a bigger one is answered 413). */
+  readonly maxBodyBytes?: number;
   readonly print?: (text: string) => void;
 }
 
@@ -55,7 +57,7 @@ export async function runServeCommand(options: ServeCommandOptions): Promise<Run
   // A hub id is served under its own name, as vLLM does (`Qwen/Qwen3-0.6B`), not its snapshot folder's.
   const name = options.name ?? (dir === options.dir ? undefined : options.dir);
   const models = loadServedModels(await getKernels(options.backend), dir, name === undefined ? {} : { name });
-  const server = await listening(() => startServer({ models, host: options.host, port: options.port, windowMs: options.windowMs, seed: options.seed }), options.host, options.port);
+  const server = await listening(() => startServer({ models, host: options.host, port: options.port, windowMs: options.windowMs, seed: options.seed, maxBodyBytes: options.maxBodyBytes }), options.host, options.port);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const lines = models.map((m) => `  ${m.name.padEnd(24)} ${m.adapter === undefined ? 'model  ' : 'adapter'} ${m.root}  (chat template: ${m.chatTemplate.source})`);
   print(`troupe serve: ${server.url}/v1\n${lines.join('\n')}\n`);
@@ -175,8 +177,19 @@ function withLimitOptions(command: Command): Command {
   flag('maxTokens', 'largest sampling_params.max_tokens', d.maxTokens);
   flag('maxDatumTokens', 'largest forward_backward datum, in tokens (the model context bounds it too)', d.maxDatumTokens);
   flag('maxBatchTokens', 'largest forward_backward request, in tokens of all its datums', d.maxBatchTokens);
-  flag('maxBodyBytes', 'largest request body in MB (answered 413 beyond)', d.maxBodyBytes / 1024 / 1024);
+  command.option(`${LIMIT_FLAGS.maxBodyBytes} <n>`, `largest request body in MB, answered 413 beyond (default ${DEFAULT_MAX_BODY_BYTES / 1024 / 1024}; ${d.maxBodyBytes / 1024 / 1024} with --tinker)`, integer(LIMIT_FLAGS.maxBodyBytes, 1));
   return command;
+}
+
+/** commander's key of a flag's value: --max-adapter-mb -> maxAdapterMb. */
+function optionKey(flag: string): string {
+  return flag.slice(2).replace(/-(\w)/g, (_match, c: string) => c.toUpperCase());
+}
+
+/** The --max-* flags that bound only the Tinker server (given without --tinker they would do nothing). */
+function refuseTinkerOnlyLimits(opts: LimitFlags): void {
+  const given = Object.values(LIMIT_FLAGS).filter((flag) => flag !== LIMIT_FLAGS.maxBodyBytes && (opts as Record<string, unknown>)[optionKey(flag)] !== undefined);
+  if (given.length > 0) throw new TroupeError('input', `${given.join(', ')} bound${given.length === 1 ? 's' : ''} the Tinker server; add --tinker (the OpenAI server takes --max-body-mb only)`);
 }
 
 export function serveCommand(): Command {
@@ -206,7 +219,10 @@ export function serveCommand(): Command {
       const simulate = simulating ? { latencyMs: opts.simulateLatencyMs ?? 0, usPerToken: opts.simulateUsPerToken ?? 0, decodeMsPerToken: opts.simulateDecodeMs ?? 0 } : undefined;
       if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, loraAlpha: opts.loraAlpha, backend: opts.backend, simulate, batchSampling: opts.batchSampling === true, limits: limitsFromFlags(opts) });
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
-      else server = await runServeCommand({ dir, ...opts });
+      else {
+        refuseTinkerOnlyLimits(opts);
+        server = await runServeCommand({ dir, ...opts, maxBodyBytes: opts.maxBodyMb === undefined ? undefined : opts.maxBodyMb * 1024 * 1024 });
+      }
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           process.stderr.write(`troupe serve: ${signal}, finishing in-flight requests\n`);

@@ -16,7 +16,7 @@ test('a 9 MiB body is answered 413 naming the limit, and the server keeps servin
     const res = await fetch(`${server.url}/v1/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
     const json = (await res.json()) as { error: { message: string; code: string } };
     assert.equal(res.status, 413);
-    assert.match(json.error.message, /^request body exceeds 8388608 bytes; send smaller requests$/);
+    assert.match(json.error.message, /^request body exceeds 8388608 bytes \(troupe serve --max-body-mb\); send smaller requests$/);
     assert.equal(json.error.code, 'request_too_large');
     assert.equal((await fetch(`${server.url}/v1/models`)).status, 200);
   } finally {

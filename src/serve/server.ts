@@ -66,6 +66,9 @@ const ROUTES: Record<string, string> = {
   '/tokenizer_info': 'GET',
 };
 
+/** The request body limit of startServer when `maxBodyBytes` is not given (troupe serve --max-body-mb). */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   if (options.models.length === 0) throw new TroupeError('input', 'startServer needs at least one model to serve');
   const models = new Map(options.models.map((m) => [m.name, m]));
@@ -73,7 +76,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   for (const m of options.models) {
     if (!batchers.has(m.model)) batchers.set(m.model, new Batcher(new Sampler(m.model, m.tokenizer), { windowMs: options.windowMs, maxWaitMs: options.maxWaitMs, maxBatch: options.maxBatch }));
   }
-  const maxBody = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const created = Math.floor(Date.now() / 1000);
   let counter = 0;
@@ -193,7 +196,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/v1/models') return sendJson(res, 200, listModels());
     if (path === '/tokenizer_info') return sendJson(res, 200, tokenizerInfo(servedModel(new URL(req.url ?? '/', 'http://x').searchParams.get('model') ?? undefined)));
-    const text = (await readBody(req, maxBody, () => new ApiError(413, `request body exceeds ${maxBody} bytes; send smaller requests`, { code: 'request_too_large' }))).toString('utf8');
+    const text = (await readBody(req, maxBody, () => new ApiError(413, `request body exceeds ${maxBody} bytes (troupe serve --max-body-mb); send smaller requests`, { code: 'request_too_large' }))).toString('utf8');
     let body: unknown;
     try {
       body = JSON.parse(text);

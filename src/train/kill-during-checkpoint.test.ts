@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
-import { spawnAtFailpoint } from '../util/failpoint-child.test-helper.js';
+import { spawnAtFailpoint } from '../util/troupe-child.test-helper.js';
 import { runTraining } from './run-training.js';
 import { cliPath as cli, metricsWithoutTiming, tinyRun } from './tiny-run.test-helper.js';
 

@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { getKernels } from '../../engine/kernels/get-kernels.js';
 import { TinkerClient, type TinkerTrainingModel } from '../../tinker/tinker-client.js';
 import { DEFAULT_ADAM, type Datum } from '../../tinker/types.js';
-import { spawnAtFailpoint } from '../../util/failpoint-child.test-helper.js';
+import { spawnAtFailpoint } from '../../util/troupe-child.test-helper.js';
 import { testDir } from '../../util/test-dir.test-helper.js';
 import { makeTinyModelDir } from '../tiny-model.test-helper.js';
 import { startTinkerServer } from './tinker-server.js';
