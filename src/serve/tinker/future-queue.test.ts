@@ -1,7 +1,7 @@
 // FutureQueue: long polling, failures as answers, ordering by seq_id, results that expire.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FutureQueue } from './future-queue.js';
+import { FutureQueue, Stepwise } from './future-queue.js';
 import { TinkerApiError } from './tinker-api-error.js';
 
 test('a pending future answers pending after the wait, then its value; a thrown error is a failed answer', async () => {
@@ -61,4 +61,23 @@ test('with coalesce, waiting jobs of one batch key run as one call and each gets
   const alone = submitAll(plain, [4, 5]);
   assert.deepEqual(await Promise.all(alone.map((id) => plain.retrieve(id, 1000))), [{ state: 'done', value: 4 }, { state: 'done', value: 5 }]);
   assert.deepEqual(calls, [], 'without coalesce every job runs alone');
+});
+
+test('a Stepwise job runs one piece per macrotask: other callbacks run between its pieces, the next job only after it', async () => {
+  const queue = new FutureQueue();
+  const log: string[] = [];
+  function* pieces(): Generator<void, number, void> {
+    for (let i = 0; i < 3; i++) {
+      log.push(`piece ${i}`);
+      setImmediate(() => log.push(`between ${i}`)); // what an HTTP health check would get to do
+      yield;
+    }
+    return 7;
+  }
+  const long = queue.submit({ model: 'm', seqId: 1 }, () => new Stepwise(pieces(), (n) => n * 2));
+  const next = queue.submit({}, () => log.push('next job'));
+  assert.deepEqual(await queue.retrieve(long, 1000), { state: 'done', value: 14 });
+  await queue.retrieve(next, 1000);
+  assert.deepEqual(log.slice(0, 5), ['piece 0', 'between 0', 'piece 1', 'between 1', 'piece 2']);
+  assert.ok(log.indexOf('next job') > log.indexOf('piece 2'), 'the next job waits for the whole of the long one');
 });

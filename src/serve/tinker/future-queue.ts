@@ -36,6 +36,18 @@ interface Job {
   readonly batch?: BatchSpec;
 }
 
+/**
+ * A job's work in pieces (a generator that pauses between them): the queue runs one piece per
+ * macrotask, so a long job (a large forward_backward) never keeps the server from answering
+ * health checks and polls; other jobs still wait for it to finish, in order.
+ */
+export class Stepwise<R = unknown> {
+  constructor(
+    readonly steps: Generator<void, R, void>,
+    readonly finish: (result: R) => unknown,
+  ) {}
+}
+
 /** How a job can run together with others of the same key: `runMany` answers each item in order (a value or an Error). */
 export interface BatchSpec<T = unknown> {
   readonly key: string;
@@ -157,8 +169,26 @@ export class FutureQueue {
     later(() => {
       const job = this.ready.shift()!;
       const together = this.coalesce && job.batch ? this.takeBatch(job) : [job];
-      if (together.length === 1) this.runAlone(job);
-      else this.runTogether(together);
+      if (together.length > 1) this.runTogether(together);
+      else {
+        const stepwise = this.runAlone(job);
+        if (stepwise) return this.continueStepwise(job, stepwise);
+      }
+      this.running = false;
+      this.pump();
+    });
+  }
+
+  /** Runs the next piece of a Stepwise job in its own macrotask, then the next job when it ends. */
+  private continueStepwise(job: Job, work: Stepwise): void {
+    setImmediate(() => {
+      try {
+        const next = work.steps.next();
+        if (!next.done) return this.continueStepwise(job, work);
+        this.settle(job.id, { state: 'done', value: work.finish(next.value) });
+      } catch (error) {
+        this.settle(job.id, { state: 'failed', error: asApiError(error) });
+      }
       this.running = false;
       this.pump();
     });
@@ -172,13 +202,17 @@ export class FutureQueue {
     return together;
   }
 
-  private runAlone(job: Job): void {
+  /** Runs a job; a Stepwise result is returned to be continued instead of settled. */
+  private runAlone(job: Job): Stepwise | undefined {
     this.largestBatch = Math.max(this.largestBatch, 1);
     try {
-      this.settle(job.id, { state: 'done', value: job.run() });
+      const value = job.run();
+      if (value instanceof Stepwise) return value;
+      this.settle(job.id, { state: 'done', value });
     } catch (error) {
       this.settle(job.id, { state: 'failed', error: asApiError(error) });
     }
+    return undefined;
   }
 
   private runTogether(jobs: Job[]): void {

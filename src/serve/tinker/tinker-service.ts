@@ -20,7 +20,7 @@ import { checkDatums, checkLossFn } from './check-datums.js';
 import { CheckpointStore, loraFlags } from './checkpoint-store.js';
 import { checkSampleRequest } from './check-sample-request.js';
 import { adapterBytes, checkAdamParams, checkLoraConfig, checkpointName, ttlSeconds } from './check-training-requests.js';
-import { FutureQueue } from './future-queue.js';
+import { FutureQueue, Stepwise } from './future-queue.js';
 import { resolveTinkerLimits, type TinkerLimits } from './limits.js';
 import { bool, int, optionalInt, optionalText, seqId, text, type Body } from './request-fields.js';
 import { sample, sampleMany, type SampleJob } from './sample.js';
@@ -155,10 +155,8 @@ export class TinkerService {
       const lossFn = checkLossFn(request);
       return { lossFn, datums: checkDatums(request, lossFn, { vocab: config.vocab_size, context: config.max_position_embeddings }, this.limits) };
     });
-    return this.queue.submit({ model: m.id, seqId: request.seq_id }, () => ({
-      proto: 'forward_backward',
-      value: m.forwardBackward({ ...checked, config: request.loss_fn_config, forwardOnly: request.forward_only }),
-    }));
+    // Micro-batch by micro-batch, so health checks and polls are answered during a large one.
+    return this.queue.submit({ model: m.id, seqId: request.seq_id }, () => new Stepwise(m.forwardBackwardSteps({ ...checked, config: request.loss_fn_config, forwardOnly: request.forward_only }), (value) => ({ proto: 'forward_backward', value })));
   }
 
   optimStep(body: Body): string {

@@ -49,6 +49,14 @@ export interface AdapterSnapshot {
   readonly optimizer?: AdamWState;
 }
 
+/** A forward_backward request as checked at the edge. */
+export interface ForwardBackwardJob {
+  readonly lossFn: LossFnName;
+  readonly datums: readonly CheckedDatum[];
+  readonly config: ForwardBackwardRequest['loss_fn_config'];
+  readonly forwardOnly: boolean;
+}
+
 export class TrainingModel {
   readonly id: string;
   readonly base: LoadedBase;
@@ -86,7 +94,16 @@ export class TrainingModel {
    * instead of hundreds of small ones. An adapter with LoRA on the output head is scored datum
    * by datum (the fused head does not apply its pair).
    */
-  forwardBackward(request: { lossFn: LossFnName; datums: readonly CheckedDatum[]; config: ForwardBackwardRequest['loss_fn_config']; forwardOnly: boolean }): ForwardBackwardOutput {
+  forwardBackward(request: ForwardBackwardJob): ForwardBackwardOutput {
+    const steps = this.forwardBackwardSteps(request);
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return next.value;
+    }
+  }
+
+  /** forwardBackward that pauses after each micro-batch, so a server can answer other requests in between. */
+  *forwardBackwardSteps(request: ForwardBackwardJob): Generator<void, ForwardBackwardOutput, void> {
     const outputs: ForwardBackwardOutput['loss_fn_outputs'][number][] = [];
     let total = 0;
     const headPair = this.lora.train_unembed === true;
@@ -111,6 +128,7 @@ export class TrainingModel {
       } finally {
         tape.dispose();
       }
+      yield;
     }
     return { loss_fn_output_type: 'ArrayRecord', loss_fn_outputs: outputs, metrics: { 'loss:sum': total } };
   }
