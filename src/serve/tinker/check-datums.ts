@@ -43,6 +43,10 @@ export function checkLossFn(request: ForwardBackwardRequest): LossFnName {
   for (const [key, value] of Object.entries(request.loss_fn_config)) {
     if (!Number.isFinite(value)) throw fail(`loss_fn_config.${key} is ${value}; it must be a finite number`);
   }
+  // The clip range must hold the ratio 1 (a sample of the current policy), else every token is clipped.
+  const { clip_low_threshold: low, clip_high_threshold: high } = request.loss_fn_config;
+  if (low !== undefined && !(low >= 0 && low <= 1)) throw fail(`loss_fn_config.clip_low_threshold must be from 0 to 1 (the ratio 1 stays inside the clip range), got ${low}`);
+  if (high !== undefined && !(high >= 1)) throw fail(`loss_fn_config.clip_high_threshold must be >= 1 (the ratio 1 stays inside the clip range), got ${high}`);
   return name;
 }
 

@@ -75,6 +75,14 @@ test('NaN in cross_entropy weights is refused', async () => {
   await assert.rejects(model.forwardBackward([ceDatum([1, 1, Number.NaN, 1])], 'cross_entropy'), /loss_fn_inputs\.weights\[2\] is NaN/);
 });
 
+test('ppo clip thresholds that would clip the ratio 1 are refused naming the key', async () => {
+  const ppo = (config: Record<string, number>) => model.forwardBackward([isDatum([-1, -1, -1, -1], [1, 1, 1, 1])], 'ppo', { config, forwardOnly: true });
+  await assert.rejects(ppo({ clip_low_threshold: -5 }), /loss_fn_config\.clip_low_threshold must be from 0 to 1 \(the ratio 1 stays inside the clip range\), got -5/);
+  await assert.rejects(ppo({ clip_low_threshold: 1.5 }), /clip_low_threshold must be from 0 to 1/);
+  await assert.rejects(ppo({ clip_high_threshold: 0.5 }), /loss_fn_config\.clip_high_threshold must be >= 1 .*got 0\.5/);
+  await ppo({ clip_low_threshold: 0.8, clip_high_threshold: 1.28 });
+});
+
 test('Adam parameters outside their range or of the wrong type are typed 400s naming the field', async () => {
   const id = model.modelId;
   const adam = (extra: Record<string, unknown>) => ({ model_id: id, adam_params: { ...DEFAULT_ADAM, ...extra } });
