@@ -4,10 +4,11 @@
 // service, and held-out success at the end.
 //
 // Run: npx tsx bench/async-bench.ts [--steps 20] [--seeds 1] [--s 0,1,2] [--latency-ms 50]
-//        [--us-per-token 20] [--eval-tasks 200] [--base FOLDER] [--set key=value ...]
+//        [--us-per-token 50] [--decode-ms 40] [--eval-tasks 200] [--base FOLDER] [--set key=value ...]
 //
-// The service is `troupe serve --tinker --simulate-latency-ms --simulate-us-per-token` in a
-// child process (docs/distributed.md says what the simulation assumes). Without --base, the
+// The service is `troupe serve --tinker --batch-sampling --simulate-latency-ms
+// --simulate-us-per-token --simulate-decode-ms` in a child process (docs/distributed.md says
+// what the simulation assumes). Without --base, the
 // recipe's warm start is run once (embedded) and its base model served. --steps shortens the
 // recipe (600 steps), cosine schedule included; the same steps and seeds for every s.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,7 +24,8 @@ const { values } = parseArgs({
     seeds: { type: 'string', default: '1' },
     s: { type: 'string', default: '0,1,2' },
     'latency-ms': { type: 'string', default: '50' },
-    'us-per-token': { type: 'string', default: '20' },
+    'us-per-token': { type: 'string', default: '50' },
+    'decode-ms': { type: 'string', default: '40' },
     'eval-tasks': { type: 'string', default: '200' },
     base: { type: 'string' },
     set: { type: 'string', multiple: true, default: [] },
@@ -47,7 +49,7 @@ async function warmBase(): Promise<string> {
 }
 
 function startService(base: string): Promise<{ url: string; child: ChildProcess }> {
-  const args = ['dist/src/cli/main.js', 'serve', '--tinker', '--no-hf-cache', '--model', `base=${base}`, '--port', '0', '--state-dir', join(work, 'state'), '--simulate-latency-ms', values['latency-ms']!, '--simulate-us-per-token', values['us-per-token']!];
+  const args = ['dist/src/cli/main.js', 'serve', '--tinker', '--no-hf-cache', '--model', `base=${base}`, '--port', '0', '--state-dir', join(work, 'state'), '--simulate-latency-ms', values['latency-ms']!, '--simulate-us-per-token', values['us-per-token']!, '--simulate-decode-ms', values['decode-ms']!, '--batch-sampling'];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -100,7 +102,7 @@ try {
   child.kill();
 }
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-console.log(`\nsimulated service: +${values['latency-ms']} ms per request, ${values['us-per-token']} us per token; ${values.steps} steps of ${recipe}; seeds ${values.seeds}`);
+console.log(`\nsimulated service: +${values['latency-ms']} ms per request, ${values['us-per-token']} us per token, ${values['decode-ms']} ms per decoding step; ${values.steps} steps of ${recipe}; seeds ${values.seeds}`);
 console.log('s  s/step (median)  speed-up vs s=0  client waits  held-out (mean)');
 const sync = median(rows.filter((r) => r.s === 0).map((r) => r.perStep));
 for (const s of list(values.s!)) {

@@ -61,7 +61,7 @@ async function compareLearners(klCoef: number): Promise<void> {
   const twin = embeddedTwin(remoteModel.modelId);
   const reference = klCoef === 0 ? {} : { reference: { model: twin.model } };
   const embeddedLearner = new Learner({ policyId: 'plan', model: twin.model, adapter: 'plan', options: { ...withLoss, microBatchTokens: 4096 }, ...reference });
-  const tinkerLearner = new TinkerLearner({ policyId: 'plan', model: remoteModel, options: withLoss, ...(klCoef === 0 ? {} : { reference: await client.createSampler({ baseModel: 'tiny' }) }) });
+  const tinkerLearner = new TinkerLearner({ policyId: 'plan', model: remoteModel, options: withLoss, ...(klCoef === 0 ? {} : { reference: await client.createLoraModel('tiny', { rank: 2, seed: 9, train_unembed: false }) }) });
   const tinkerPolicy = new TinkerPolicy({ id: 'plan', tokenizer: twin.policy.tokenizer, sampler: new TinkerSampler(client, await remoteModel.saveForSampler()) });
   for (let step = 0; step < 3; step++) {
     const [local, remote] = [await sampleGroup(twin.policy, 10 + step), await sampleGroup(tinkerPolicy, 10 + step)];
@@ -97,11 +97,11 @@ const close = (a: number, b: number, tolerance: number, what: string) => assert.
 
 test('a tinker learner and policy reproduce the embedded run: samples, metrics and weights, step after step', () => compareLearners(0));
 
-test('with a KL penalty the reference logprobs come from a sampler of the base, and loss and KL match the embedded learner', () => compareLearners(0.1));
+test('with a KL penalty the reference logprobs come from an untrained LoRA client (the base model), and loss and KL match the embedded learner', () => compareLearners(0.1));
 
-test('a KL penalty without a reference sampler is a clear error (never silently dropped)', async () => {
+test('a KL penalty without a reference model is a clear error (never silently dropped)', async () => {
   const model = await client.createLoraModel('tiny', { rank: 2 });
-  assert.throws(() => new TinkerLearner({ policyId: 'tool', model, options: { ...options, loss: { ...loss, klCoef: 0.05 } } }), /KL coefficient is set but there is no sampler of the base model/);
+  assert.throws(() => new TinkerLearner({ policyId: 'tool', model, options: { ...options, loss: { ...loss, klCoef: 0.05 } } }), /KL coefficient is set but there is no reference model/);
 });
 
 test('a server that went away is a clear policy error naming it', async () => {

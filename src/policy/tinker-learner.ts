@@ -13,16 +13,17 @@
  *      three requests sent back to back (pipelined; the service runs them in seq_id order).
  *
  * With a KL penalty (train.kl_coef > 0) the reference is the base model, as for an embedded
- * LoRA learner: its logprobs of each sequence come from a sampler of the base weights
- * (`asample` with `prompt_logprobs`, what the SDK's compute_logprobs sends; one request per
- * sequence, sent together with the `forward`), and the KL term enters the loss here.
+ * LoRA learner: its logprobs of the batch come from one `forward` on a reference training
+ * client that is never trained (a fresh LoRA adds B A x with B = 0, so it IS the base model),
+ * sent together with the policy's own `forward`. One request for the whole batch, where the
+ * SDK's compute_logprobs on a base sampler would take one `asample` per sequence.
  *
  * The loss, clip fraction and KL are computed here from the service's logprobs, so they are
  * the embedded learner's numbers for the same weights. Entropy is not available: the API
  * returns the logprob of the sampled token only, not the distribution (reported as null).
  */
 import { policyLoss, type PolicyLossOptions } from '../algo/policy-loss.js';
-import type { TinkerSampler, TinkerTrainingModel } from '../tinker/tinker-client.js';
+import type { TinkerTrainingModel } from '../tinker/tinker-client.js';
 import type { Datum } from '../tinker/types.js';
 import { TroupeError } from '../util/errors.js';
 
@@ -87,12 +88,12 @@ export class TinkerLearner {
   readonly policyId: string;
   readonly model: TinkerTrainingModel;
   private readonly options: TinkerLearnerOptions;
-  private readonly reference?: TinkerSampler;
+  private readonly reference?: TinkerTrainingModel;
 
-  /** `reference`: a sampler of the base weights, needed when options.loss.klCoef > 0. */
-  constructor(init: { policyId: string; model: TinkerTrainingModel; options: TinkerLearnerOptions; reference?: TinkerSampler }) {
+  /** `reference`: a never-trained LoRA training client of the base model, needed when options.loss.klCoef > 0. */
+  constructor(init: { policyId: string; model: TinkerTrainingModel; options: TinkerLearnerOptions; reference?: TinkerTrainingModel }) {
     if (init.options.loss.klCoef !== 0 && init.reference === undefined) {
-      throw new TroupeError('config', `policy '${init.policyId}': a KL coefficient is set but there is no sampler of the base model to take reference logprobs from`);
+      throw new TroupeError('config', `policy '${init.policyId}': a KL coefficient is set but there is no reference model (an untrained LoRA of the base) to take reference logprobs from`);
     }
     this.policyId = init.policyId;
     this.model = init.model;
@@ -105,16 +106,17 @@ export class TinkerLearner {
     const usable = sequences.filter((s) => s.responseIds.length > 0);
     if (usable.length === 0) throw new TroupeError('invariant', `internal invariant broken: policy '${this.policyId}' was asked to update on no response tokens`);
     const withKl = this.options.loss.klCoef !== 0;
+    const unweighted = usable.map((s) => datum(s, []));
     const [forward, reference] = await Promise.all([
-      this.model.forwardBackward(usable.map((s) => datum(s, [])), 'cross_entropy', { forwardOnly: true }),
-      withKl ? Promise.all(usable.map((s) => this.referenceLogprobs(s))) : undefined,
+      this.model.forwardBackward(unweighted, 'cross_entropy', { forwardOnly: true }),
+      withKl ? this.reference!.forwardBackward(unweighted, 'cross_entropy', { forwardOnly: true }) : undefined,
     ]);
     const flat = { logprobs_N: [] as number[], oldLogprobs_N: [] as number[], advantages_N: [] as number[], sequence_N: [] as number[], refLogprobs_N: [] as number[] };
     let freshGap = 0;
     usable.forEach((s, b) => {
       const all = forward.loss_fn_outputs[b]!.logprobs!.data;
       for (let t = 0; t < s.responseIds.length; t++) {
-        if (reference) flat.refLogprobs_N.push(reference[b]![t]!);
+        if (reference) flat.refLogprobs_N.push(reference.loss_fn_outputs[b]!.logprobs!.data[s.promptIds.length - 1 + t]!);
         flat.logprobs_N.push(all[s.promptIds.length - 1 + t]!);
         flat.oldLogprobs_N.push(s.oldLogprobs[t]!);
         if ((s.staleness ?? 0) === 0) freshGap = Math.max(freshGap, Math.abs(flat.logprobs_N.at(-1)! - s.oldLogprobs[t]!));
@@ -161,17 +163,5 @@ export class TinkerLearner {
       },
       sampler,
     };
-  }
-
-  /** The base model's logprob of each response token of `s` (compute_logprobs on the reference sampler). */
-  private async referenceLogprobs(s: TinkerTrainingSequence): Promise<number[]> {
-    const tokens = [...s.promptIds, ...s.responseIds];
-    const response = await this.reference!.sample({ prompt: { chunks: [{ type: 'encoded_text', tokens }] }, num_samples: 1, sampling_params: { max_tokens: 1 }, prompt_logprobs: true });
-    const all = response.prompt_logprobs ?? [];
-    return s.responseIds.map((_, t) => {
-      const lp = all[s.promptIds.length + t];
-      if (typeof lp !== 'number') throw new TroupeError('policy', `policy '${this.policyId}': the Tinker service returned no prompt logprob at position ${s.promptIds.length + t} of a ${tokens.length}-token sequence; it must support prompt_logprobs for train.kl_coef > 0`);
-      return lp;
-    });
   }
 }

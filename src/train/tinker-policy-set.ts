@@ -24,8 +24,9 @@ export async function buildTinkerPolicySet(options: { config: ResolvedConfig; ro
     const members = new Map<string, TinkerMember>();
     const lora = tinkerLoraConfig(config);
     const contextLength = await serviceContextLength(client, baseModel);
-    // A KL penalty's reference is the base model, as for embedded LoRA learners.
-    const reference = options.learner.loss.klCoef !== 0 ? await client.createSampler({ baseModel }) : undefined;
+    // A KL penalty's reference is the base model, as for embedded LoRA learners: a LoRA client
+    // that is never trained (B = 0) scores a whole batch in one forward.
+    const reference = options.learner.loss.klCoef !== 0 ? await client.createLoraModel(baseModel, { ...lora, seed: adapterSeed(config.seed, 'kl-reference') }) : undefined;
     for (const id of new Set(roleToPolicy.values())) {
       const model = await client.createLoraModel(baseModel, { ...lora, seed: adapterSeed(config.seed, id) });
       if (members.size === 0) checkLoraAlpha(await model.info(), config, options.log);

@@ -81,3 +81,25 @@ test('a Stepwise job runs one piece per macrotask: other callbacks run between i
   assert.deepEqual(log.slice(0, 5), ['piece 0', 'between 0', 'piece 1', 'between 1', 'piece 2']);
   assert.ok(log.indexOf('next job') > log.indexOf('piece 2'), 'the next job waits for the whole of the long one');
 });
+
+test('sampling jobs that arrive during a Stepwise training job run between its pieces; training jobs wait for it', async () => {
+  const queue = new FutureQueue();
+  const log: string[] = [];
+  let sampled: string | undefined;
+  let trained: string | undefined;
+  function* pieces(): Generator<void, string, void> {
+    log.push('piece 0');
+    sampled = queue.submit({}, () => log.push('sample'), { key: 'sample:base', item: 0, runMany: () => [] });
+    trained = queue.submit({ model: 'm', seqId: 2 }, () => log.push('optim'));
+    yield;
+    log.push('piece 1');
+    yield;
+    log.push('piece 2');
+    return 'done';
+  }
+  const long = queue.submit({ model: 'm', seqId: 1 }, () => new Stepwise(pieces(), (x) => x));
+  assert.deepEqual(await queue.retrieve(long, 1000), { state: 'done', value: 'done' });
+  await queue.retrieve(sampled!, 1000);
+  await queue.retrieve(trained!, 1000);
+  assert.deepEqual(log, ['piece 0', 'sample', 'piece 1', 'piece 2', 'optim']);
+});

@@ -179,9 +179,22 @@ export class FutureQueue {
     });
   }
 
-  /** Runs the next piece of a Stepwise job in its own macrotask, then the next job when it ends. */
+  /**
+   * Runs the next piece of a Stepwise job in its own macrotask, then the next job when it ends.
+   * Sampling jobs (those with a batch key) that wait run between the pieces: they read saved
+   * sampler weights, never the weights a training job is changing, and a rollout's requests
+   * come one turn after another, so each would otherwise wait for the whole update.
+   */
   private continueStepwise(job: Job, work: Stepwise): void {
     setImmediate(() => {
+      const sampling = this.ready.find((j) => j.batch !== undefined);
+      if (sampling !== undefined) {
+        this.ready.splice(this.ready.indexOf(sampling), 1);
+        const together = this.coalesce ? this.takeBatch(sampling) : [sampling];
+        if (together.length > 1) this.runTogether(together);
+        else this.runAlone(sampling);
+        return this.continueStepwise(job, work);
+      }
       try {
         const next = work.steps.next();
         if (!next.done) return this.continueStepwise(job, work);
