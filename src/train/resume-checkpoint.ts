@@ -1,6 +1,7 @@
 /**
  * What `troupe train --resume` (and a fresh start in an old folder) does with the checkpoints a
- * fault left behind: temporary folders of an interrupted save are removed, a damaged newest
+ * fault left behind: temporary folders of an interrupted save are removed (and the temporary
+ * files of any other interrupted write in the run folder), a damaged newest
  * checkpoint gives way to the newest intact one (moved aside as `<name>.damaged`, with a
  * warning naming both), and a checkpoint computed by other kernels is refused unless the
  * caller allows the change, because the numbers would differ from that step on.
@@ -9,6 +10,7 @@ import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { TinkerUnreachableError } from '../tinker/tinker-unreachable-error.js';
 import { TroupeError } from '../util/errors.js';
+import { processAlive } from '../util/process-alive.js';
 import { listCheckpoints, loadTrainingCheckpoint, type CheckpointState } from './checkpoint-store.js';
 import type { PolicySet } from './policy-set.js';
 
@@ -25,6 +27,30 @@ export function removeUnfinishedCheckpoints(runDir: string): string[] {
   const unfinished = readdirSync(root).filter((name) => UNFINISHED.test(name));
   for (const name of unfinished) rmSync(join(root, name), { recursive: true, force: true });
   return unfinished;
+}
+
+/** What writeFileAtomic / writeFolderAtomic leave when killed before their rename: `.<name>.tmp-<pid>-<n>`. */
+const INTERRUPTED_WRITE = /^\..+\.tmp-(\d+)-\d+$/;
+
+/**
+ * Deletes the temporary files and folders of atomic writes that never finished in the run
+ * folder and its subfolders other than checkpoints/ (`.base.tmp-<pid>-<n>`: a warm-started base
+ * model, `rollouts/.step-000003.jsonl.tmp-...`, `.report.html.tmp-...`), if their writer is gone;
+ * returns their paths relative to the run folder. The real file or folder was never replaced.
+ */
+export function removeInterruptedWrites(runDir: string): string[] {
+  if (!existsSync(runDir)) return [];
+  const folders = ['', ...readdirSync(runDir, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== 'checkpoints' && !INTERRUPTED_WRITE.test(e.name)).map((e) => e.name)];
+  const removed: string[] = [];
+  for (const folder of folders) {
+    for (const name of readdirSync(join(runDir, folder))) {
+      const match = INTERRUPTED_WRITE.exec(name);
+      if (!match || processAlive(Number(match[1]))) continue;
+      rmSync(join(runDir, folder, name), { recursive: true, force: true });
+      removed.push(folder === '' ? name : `${folder}/${name}`);
+    }
+  }
+  return removed;
 }
 
 export interface ResumedCheckpoint {

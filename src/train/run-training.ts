@@ -36,7 +36,7 @@ import { ProgressDisplay, type ProgressStream } from './progress/progress-displa
 import { progressFromTrain, progressFromWarmStart } from './progress/progress-from-records.js';
 import { writeReport } from './report/write-report.js';
 import { listCheckpoints, saveTrainingCheckpoint } from './checkpoint-store.js';
-import { checkSameEngine, loadNewestIntactCheckpoint, removeUnfinishedCheckpoints } from './resume-checkpoint.js';
+import { checkSameEngine, loadNewestIntactCheckpoint, removeInterruptedWrites, removeUnfinishedCheckpoints } from './resume-checkpoint.js';
 import { evaluate } from './evaluate.js';
 import { checkTrainable, setupRun, type RunSetup } from './setup-run.js';
 import { PIPELINE_FILE, pipelineFileText, readPipelineFile } from './async/pipeline-file.js';
@@ -121,6 +121,8 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   const fresh = !existsSync(runDir);
   const unfinished = removeUnfinishedCheckpoints(runDir);
   if (unfinished.length > 0) log(`removed ${unfinished.length} unfinished checkpoint folder(s) an interrupted save left (${unfinished.join(', ')})`);
+  const interrupted = removeInterruptedWrites(runDir);
+  if (interrupted.length > 0) log(`removed ${interrupted.length} temporary file(s) an interrupted write left (${interrupted.join(', ')})`);
   mkdirSync(runDir, { recursive: true });
   writeFileAtomic(join(runDir, 'config.yaml'), YAML.stringify(roundTripConfig(config)));
   if (options.resume && existsSync(metricsPath) && listCheckpoints(runDir).length === 0) {

@@ -16,6 +16,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSy
 import { join } from 'node:path';
 import { parseHeaderJson, readHeaderLength, readSafetensors, writeSafetensors } from '../../engine/io/safetensors.js';
 import { loraHeadParameterName } from '../../engine/model/lora.js';
+import { processAlive } from '../../util/process-alive.js';
 import { TinkerApiError } from './tinker-api-error.js';
 import type { AdapterSnapshot } from './training-model.js';
 
@@ -142,16 +143,6 @@ function notWritten(path: string, error: unknown): TinkerApiError {
   const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? (error as NodeJS.ErrnoException)).code;
   if (code === 'ENOSPC') return new TinkerApiError(507, `${path} was not saved: the disk of the server's state folder is full (ENOSPC); the earlier checkpoints are intact. delete_checkpoint old ones or free space on the server, then save again`);
   return new TinkerApiError(500, `${path} was not saved: the server could not write its state folder (${code ?? (error instanceof Error ? error.name : 'unknown error')}); the earlier checkpoints are intact`);
-}
-
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Bytes of a snapshot's tensors (adapter and Adam moments). */
