@@ -31,6 +31,9 @@ import { badField, TinkerApiError } from './tinker-api-error.js';
  */
 export const LORA_ALPHA = 16;
 
+/** The most padded tokens one forward_backward piece runs (see microBatchTokens). */
+const PIECE_TOKENS = 4096;
+
 
 export function loraConfigFromWire(wire: LoraConfigWire, alpha: number): LoraConfig {
   if (!Number.isInteger(wire.rank) || wire.rank <= 0) throw badField('lora_config.rank', `must be a positive integer, got ${JSON.stringify(wire.rank)}`);
@@ -139,9 +142,13 @@ export class TrainingModel {
     return { logprobs: logSoftmaxGather(tape, logits, d.targets), offsets: [0, d.tokens.length] };
   }
 
-  /** Padded tokens a micro-batch may hold: the learner's activation budget for this model. */
+  /**
+   * Padded tokens a micro-batch may hold: the learner's activation budget for this model, and
+   * at most PIECE_TOKENS, because a micro-batch is also what a waiting request (a rollout's
+   * next turn, a health check) may have to wait for.
+   */
   private microBatchTokens(): number {
-    return autoMicroBatchTokens([this.base.model.config]);
+    return Math.min(PIECE_TOKENS, autoMicroBatchTokens([this.base.model.config]));
   }
 
   /**
