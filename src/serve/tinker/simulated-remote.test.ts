@@ -48,12 +48,14 @@ test('training requests of one model queue on its lane; another model has its ow
   sim.admit('fb1', { lane: 'm1' });
   sim.admit('fb2', { lane: 'm1' });
   sim.admit('other', { lane: 'm2' });
+  sim.admit('forward', { lane: 'm2', forwardOnly: true });
   await sim.hold('fb1', trainResult(40));
   await sim.hold('fb2', trainResult(40));
   await sim.hold('other', trainResult(40));
-  assert.deepEqual(clock.waits, [40, 80, 40], 'the second of m1 waits for the first; m2 is free');
+  await sim.hold('forward', trainResult(60));
+  assert.deepEqual(clock.waits, [40, 80, 40, 60], 'the second of m1 waits for the first; m2 is free; a forward without backward costs a third per token');
   await sim.hold('unknown', trainResult(40)); // not admitted (e.g. before the simulation started): no wait
-  assert.equal(clock.waits.length, 3);
+  assert.equal(clock.waits.length, 4);
 });
 
 test('the real clock waits at least the latency', async () => {

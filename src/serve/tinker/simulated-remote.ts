@@ -9,7 +9,9 @@
  * - every HTTP request waits `latencyMs` before the server handles it (one network round trip);
  * - a future's result is ready `usPerToken` microseconds per token after the request arrived:
  *   tokens = prompt + generated tokens of a sample, every datum token of forward / forward_backward;
- *   optim_step, save and load are token-free (their round trips still cost the latency);
+ *   optim_step, save and load are token-free (their round trips still cost the latency); a
+ *   forward-only forward_backward costs a third per token (the backward pass is about two
+ *   thirds of a training step's arithmetic);
  * - with `decodeMsPerToken`, a sample also costs that much per token it generated, for its
  *   longest sequence: a GPU decodes one token per step for the whole batch, and one step of a
  *   large model reads every weight (memory-bound), so decoding is slow per token while
@@ -38,6 +40,8 @@ interface Admitted {
   /** Training lane (a model id) or undefined for sampling (served in parallel). */
   readonly lane?: string;
   readonly promptTokens: number;
+  /** Share of the per-token time a token costs (1/3 for a forward without backward). */
+  readonly tokenCost: number;
   /** When the simulated service finishes it (computed once, when the real result is known). */
   readyAt?: number;
 }
@@ -85,8 +89,8 @@ export class SimulatedRemote {
   }
 
   /** A submit route answered `requestId`: note when it arrived and which lane it runs in. */
-  admit(requestId: string, request: { lane?: string; promptTokens?: number }): void {
-    this.admitted.set(requestId, { arrivedAt: this.clock.now(), lane: request.lane, promptTokens: request.promptTokens ?? 0 });
+  admit(requestId: string, request: { lane?: string; promptTokens?: number; forwardOnly?: boolean }): void {
+    this.admitted.set(requestId, { arrivedAt: this.clock.now(), lane: request.lane, promptTokens: request.promptTokens ?? 0, tokenCost: request.forwardOnly ? 1 / 3 : 1 });
     // A result nobody fetches must not be remembered forever.
     setTimeout(() => this.admitted.delete(requestId), 600_000).unref();
   }
@@ -96,7 +100,7 @@ export class SimulatedRemote {
     const entry = this.admitted.get(requestId);
     if (entry === undefined) return;
     if (entry.readyAt === undefined) {
-      const serviceMs = ((entry.promptTokens + resultTokens(value)) * this.options.usPerToken) / 1000 + decodeSteps(value) * (this.options.decodeMsPerToken ?? 0);
+      const serviceMs = ((entry.promptTokens + resultTokens(value)) * this.options.usPerToken * entry.tokenCost) / 1000 + decodeSteps(value) * (this.options.decodeMsPerToken ?? 0);
       const start = entry.lane === undefined ? entry.arrivedAt : Math.max(entry.arrivedAt, this.laneFreeAt.get(entry.lane) ?? 0);
       entry.readyAt = start + serviceMs;
       if (entry.lane !== undefined) this.laneFreeAt.set(entry.lane, entry.readyAt);
@@ -108,8 +112,11 @@ export class SimulatedRemote {
 const TRAINING_ROUTES = new Set(['/forward_backward', '/optim_step', '/save_weights', '/save_weights_for_sampler', '/load_weights']);
 
 /** Where a submitted request runs: a training model's lane, or (sampling) with its prompt tokens. */
-export function simulatedLane(route: string, body: Record<string, unknown>, raw: Buffer): { lane?: string; promptTokens?: number } {
-  if (route === '/forward_backward') return { lane: decodeForwardBackwardRequest(new Uint8Array(raw.buffer, raw.byteOffset, raw.length)).model_id };
+export function simulatedLane(route: string, body: Record<string, unknown>, raw: Buffer): { lane?: string; promptTokens?: number; forwardOnly?: boolean } {
+  if (route === '/forward_backward') {
+    const request = decodeForwardBackwardRequest(new Uint8Array(raw.buffer, raw.byteOffset, raw.length));
+    return { lane: request.model_id, forwardOnly: request.forward_only };
+  }
   if (TRAINING_ROUTES.has(route)) return { lane: String(body.model_id) };
   if (route !== '/asample') return {};
   const chunks = (body.prompt as { chunks?: Array<{ tokens?: unknown[] }> } | undefined)?.chunks ?? [];
