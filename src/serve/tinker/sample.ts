@@ -46,9 +46,10 @@ export function sample(base: LoadedBase, adapter: string | undefined, request: C
  * Several requests to one base in one go (`troupe serve --tinker --batch-sampling`): every
  * continuation of every request decodes in the same batched steps, and the prompt logprobs of
  * the requests that ask for them are scored in one pass per adapter (targetLogprobs; the
- * prompts a GRPO group shares are computed once). Each request keeps its own seed, so its
- * tokens are those it would draw alone; its logprobs may differ from a lone run's in the last
- * bits (the products' shapes depend on what runs together). Returns one response or Error per job.
+ * prompts a GRPO group shares are computed once). Each request keeps its own seed, but its
+ * logprobs may differ from a lone run's in the last bits (the native products' shapes depend on
+ * what runs together), and so, rarely, may a token whose draw such a difference decides.
+ * Returns one response or Error per job.
  */
 export function sampleMany(base: LoadedBase, jobs: readonly SampleJob[]): Array<SampleResponse | Error> {
   const generating = jobs.filter((j) => j.request.generate.maxTokens > 0);
