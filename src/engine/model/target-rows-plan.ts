@@ -41,9 +41,10 @@ export function planTargetRows(rows: readonly TargetRow[]): WholeSequencePlan {
  * begin with the same tokens, as a GRPO group's K samples of one prompt do: each run of such
  * rows becomes a group whose common prefix is computed once (the prompt pass), and each row's
  * remaining tokens (at least one) run as a sequence that sees the prefix's keys and values
- * (the response pass); a row that shares with no neighbour runs whole in the prompt pass. Prefix positions score from the prompt pass's rows, each row with its
- * own targets. A row joins the run before it while the common prefix keeps at least half its
- * length; undefined when no two rows would share (then one whole-sequence pass is cheaper).
+ * (the response pass); a row that shares with no neighbour runs whole in the prompt pass.
+ * Prefix positions score from the prompt pass's rows, each row with its own targets. A row
+ * joins the run before it while the common prefix keeps at least half its length; undefined
+ * when no two rows would share (then one whole-sequence pass is cheaper).
  */
 export function planSharedTargetRows(rows: readonly TargetRow[]): ScoringPlan | undefined {
   rows.forEach(checkRow);
