@@ -168,12 +168,8 @@ export class FutureQueue {
     const later = (run: () => void) => (wait ? setTimeout(run, this.coalesceWindowMs) : setImmediate(run));
     later(() => {
       const job = this.ready.shift()!;
-      const together = this.coalesce && job.batch ? this.takeBatch(job) : [job];
-      if (together.length > 1) this.runTogether(together);
-      else {
-        const stepwise = this.runAlone(job);
-        if (stepwise) return this.continueStepwise(job, stepwise);
-      }
+      const stepwise = this.runJob(job);
+      if (stepwise) return this.continueStepwise(job, stepwise);
       this.running = false;
       this.pump();
     });
@@ -190,9 +186,7 @@ export class FutureQueue {
       const sampling = this.ready.find((j) => j.batch !== undefined);
       if (sampling !== undefined) {
         this.ready.splice(this.ready.indexOf(sampling), 1);
-        const together = this.coalesce ? this.takeBatch(sampling) : [sampling];
-        if (together.length > 1) this.runTogether(together);
-        else this.runAlone(sampling);
+        this.runJob(sampling);
         return this.continueStepwise(job, work);
       }
       try {
@@ -205,6 +199,14 @@ export class FutureQueue {
       this.running = false;
       this.pump();
     });
+  }
+
+  /** Runs `job`, with the waiting jobs of its batch key when coalescing; a Stepwise result comes back to be continued. */
+  private runJob(job: Job): Stepwise | undefined {
+    const together = this.coalesce && job.batch ? this.takeBatch(job) : [job];
+    if (together.length === 1) return this.runAlone(job);
+    this.runTogether(together);
+    return undefined;
   }
 
   /** `first` and every waiting job of its batch key (they are unordered: sampling). */

@@ -36,10 +36,10 @@ export interface SampleJob {
 
 /** Runs a request checkSampleRequest accepted (at submit time, so nothing here is the client's fault but the engine's). */
 export function sample(base: LoadedBase, adapter: string | undefined, request: CheckedSampleRequest, seed: number): SampleResponse {
-  const room = request.generate.maxTokens > 0;
-  const [generations] = room ? base.sampler.generate([generateRequest({ adapter, request, seed })]) : [[]];
+  const job: SampleJob = { adapter, request, seed };
+  const [generations] = request.generate.maxTokens > 0 ? base.sampler.generate([generateRequest(job)]) : [[]];
   const prompt = request.promptLogprobs ? promptLogprobs(base.model, request.prompt, adapter) : undefined;
-  return response(base, { adapter, request, seed }, generations!, prompt);
+  return response(base, job, generations!, prompt);
 }
 
 /**
