@@ -18,9 +18,10 @@
 # progress line) and runs.tar.gz (the training runs' metrics.jsonl).
 #
 # Environment: OUT; NODE (default node); BACKEND (auto, native or wasm; default auto);
-# TRAIN_THREADS (default "1 4 MAX", counts above MAX left out); MODEL_LAYERS (default 8);
-# MODEL_VOCAB (default 32768); MODEL_SIZES (--full for `bench model`'s work, --quick for a
-# smoke test; default the scaling sizes); PARTS (default "engine train model").
+# TRAIN_THREADS (default "4 MAX"; 1 always runs as the reference; counts above MAX are left
+# out); MODEL_LAYERS (default 8); MODEL_VOCAB (default 32768); MODEL_SIZES (--full for `bench
+# model`'s work, --quick for a smoke test; default the scaling sizes); PARTS (default "engine
+# train model").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,12 +42,13 @@ for t in "${THREADS[@]}"; do
 done
 MAX="$(printf '%s\n' "${THREADS[@]}" | sort -n | tail -1)"
 LIST="$(printf '%s\n' "${THREADS[@]}" | sort -nu | paste -sd, -)"
-TRAIN=()
-for t in ${TRAIN_THREADS:-1 4 $MAX}; do
-  if [ "$t" -le "$MAX" ] && [[ " ${TRAIN[*]-} " != *" $t "* ]]; then TRAIN+=("$t"); fi
+# The training runs' thread counts: 1 (the reference) and those of TRAIN_THREADS up to MAX.
+TRAIN=(1)
+for t in ${TRAIN_THREADS:-4 $MAX}; do
+  [[ "$t" =~ ^[1-9][0-9]*$ ]] || { echo "thread-scaling: TRAIN_THREADS must hold whole numbers from 1, got '$t'" >&2; exit 2; }
+  if [ "$t" -le "$MAX" ]; then TRAIN+=("$t"); fi
 done
-[ "${TRAIN[0]-}" = 1 ] || TRAIN=(1 "${TRAIN[@]}")
-[ ${#TRAIN[@]} -gt 1 ] || TRAIN+=("$MAX")
+mapfile -t TRAIN < <(printf '%s\n' "${TRAIN[@]}" | sort -nu)
 
 [ -f dist/src/cli/main.js ] || { echo "thread-scaling: dist/ is missing; run npx tsc -p tsconfig.json first" >&2; exit 2; }
 command -v "$NODE" > /dev/null || { echo "thread-scaling: '$NODE' not found; install Node.js 20 or set NODE=/path/to/node" >&2; exit 2; }
@@ -79,7 +81,8 @@ train_run() {
   TROUPE_THREADS="$threads" TROUPE_BACKEND="$BACKEND" "$NODE" dist/src/cli/main.js train examples/smoke.yaml --run-dir "$dir" "$@" > "$dir.log" 2>&1
   local rc=$?
   t1=$(date +%s%N)
-  engine="$(grep -m1 '^engine:' "$dir.log" | sed 's/^engine: //')"
+  # The backend and threads; why native is unavailable was said once at the start.
+  engine="$(grep -m1 '^engine:' "$dir.log" | sed -e 's/^engine: //' -e 's/; native addon unavailable.*$/)/')"
   if [ "$rc" -ne 0 ]; then
     equal=false; detail="train exited $rc: $(tail -1 "$dir.log")"
   elif [ "$threads" = 1 ]; then
