@@ -1,6 +1,7 @@
 // The summary tables of bench/thread-scaling.sh, from the files it wrote into its folder:
-// engine.json (`troupe bench engine --json`), model.json (bench/thread-scaling-model.ts) and
-// train.jsonl (one line per training run compared with the 1-thread run). A part that is
+// engine.json (`troupe bench engine --json`), model.json (bench/thread-scaling-model.ts),
+// train.jsonl (one line per training run compared with the 1-thread run) and sandbox.json
+// (bench/sandbox-concurrency.ts). A part that is
 // missing (not run, or the run was cut short) is said so, not skipped silently.
 //
 //   node dist/bench/thread-scaling-report.js FOLDER        # the tables on stdout
@@ -26,6 +27,13 @@ interface TrainComparison {
   readonly engine: string;
   readonly equal: boolean | null;
   readonly detail: string;
+}
+
+interface SandboxScaling {
+  readonly programs: number;
+  readonly points: ReadonlyArray<{ readonly concurrency: number; readonly wall_s: number; readonly programs_per_s: number; readonly ok: number }>;
+  readonly same_outputs?: boolean;
+  readonly error?: string;
 }
 
 const folder = process.argv[2];
@@ -94,5 +102,15 @@ out.push('', 'training runs against the same run on 1 thread (metrics without ti
 if (runs.length === 0) out.push('no result (train.jsonl missing)');
 else out.push(...table(['run', 'threads', 'wall s', 'result', 'engine'], runs.map((r) => [r.run, String(r.threads), r.wall_s.toFixed(1), r.equal === null ? 'reference' : r.equal ? 'EQUAL' : 'DIFFERENT', r.engine])));
 for (const r of runs) if (r.equal === false) out.push(`${r.run} on ${r.threads} threads: ${r.detail}`);
+
+const sandbox = readJson<SandboxScaling>('sandbox.json');
+if (sandbox === undefined) out.push('', 'code sandbox: no result (sandbox.json missing or incomplete)');
+else if (sandbox.error !== undefined) out.push('', `code sandbox: cannot run on this machine: ${sandbox.error}`);
+else {
+  out.push('', `code sandbox: ${sandbox.programs} small Python programs at each concurrency`);
+  const base = sandbox.points[0]!;
+  out.push(...table(['at once', 'wall s', 'programs/s', 'speed-up', 'ok'], sandbox.points.map((p) => [String(p.concurrency), p.wall_s.toFixed(2), p.programs_per_s.toFixed(1), gain(base.programs_per_s, p.programs_per_s), `${p.ok}/${sandbox.programs}`])));
+  out.push(`same outputs at every concurrency: ${sandbox.same_outputs ? 'yes' : 'NO (a bug)'}`);
+}
 
 process.stdout.write(`${out.join('\n')}\n`);

@@ -13,22 +13,25 @@
 # 3. bench/thread-scaling-model.ts: a random Qwen3-shaped bf16 model (hidden 1024, MODEL_LAYERS
 #    layers, vocabulary MODEL_VOCAB) at every thread count: a LoRA training step, decoding at
 #    batch 1 and 16, prefill, and whether every count computed the same numbers.
+# 4. bench/sandbox-concurrency.ts: 64 small Python programs through the code sandbox at each
+#    thread count as its concurrency; programs per second (skipped, with the reason, where
+#    the machine cannot sandbox).
 # Then one summary (bench/thread-scaling-report.ts). Everything goes into $OUT (default
-# runs/thread-scaling): engine.json, model.json, train.jsonl, table.txt, log.txt (every
-# progress line) and runs.tar.gz (the training runs' metrics.jsonl).
+# runs/thread-scaling): engine.json, model.json, train.jsonl, sandbox.json, table.txt, log.txt
+# (every progress line) and runs.tar.gz (the training runs' metrics.jsonl).
 #
 # Environment: OUT; NODE (default node); BACKEND (auto, native or wasm; default auto);
 # TRAIN_THREADS (default "4 MAX"; 1 always runs as the reference; counts above MAX are left
 # out); MODEL_LAYERS (default 8); MODEL_VOCAB (default 32768); MODEL_SIZES (--full for `bench
 # model`'s work, --quick for a smoke test; default the scaling sizes); PARTS (default "engine
-# train model").
+# train model sandbox").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 NODE="${NODE:-node}"
 BACKEND="${BACKEND:-${TROUPE_BACKEND:-auto}}"
 OUT="${OUT:-runs/thread-scaling}"
-PARTS="${PARTS:-engine train model}"
+PARTS="${PARTS:-engine train model sandbox}"
 CORES="$(nproc)"
 if [ $# -gt 0 ]; then
   THREADS=("$@")
@@ -53,7 +56,7 @@ mapfile -t TRAIN < <(printf '%s\n' "${TRAIN[@]}" | sort -nu)
 [ -f dist/src/cli/main.js ] || { echo "thread-scaling: dist/ is missing; run npx tsc -p tsconfig.json first" >&2; exit 2; }
 command -v "$NODE" > /dev/null || { echo "thread-scaling: '$NODE' not found; install Node.js 20 or set NODE=/path/to/node" >&2; exit 2; }
 mkdir -p "$OUT"
-rm -f "$OUT/engine.json" "$OUT/model.json" "$OUT/train.jsonl" "$OUT/table.txt" "$OUT/runs.tar.gz"
+rm -f "$OUT/engine.json" "$OUT/model.json" "$OUT/train.jsonl" "$OUT/sandbox.json" "$OUT/table.txt" "$OUT/runs.tar.gz"
 LOG="$OUT/log.txt"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/troupe-thread-scaling.XXXXXX")"
 START=$(date +%s)
@@ -109,6 +112,11 @@ if [[ " $PARTS " == *" model "* ]]; then
   say "bench/thread-scaling-model.ts: Qwen3 shape, ${MODEL_LAYERS:-8} layers, vocab ${MODEL_VOCAB:-32768}, threads $LIST"
   # shellcheck disable=SC2086 # MODEL_SIZES is one flag or empty
   "$NODE" dist/bench/thread-scaling-model.js --threads "$LIST" --layers "${MODEL_LAYERS:-8}" --vocab "${MODEL_VOCAB:-32768}" --backend "$BACKEND" ${MODEL_SIZES:-} > "$OUT/model.json" 2> >(tee -a "$LOG" >&2) || say "model scaling failed (exit $?)"
+fi
+
+if [[ " $PARTS " == *" sandbox "* ]]; then
+  say "bench/sandbox-concurrency.ts: concurrency $LIST"
+  "$NODE" dist/bench/sandbox-concurrency.js --concurrency "$LIST" > "$OUT/sandbox.json" 2> >(tee -a "$LOG" >&2) || say "sandbox concurrency failed (exit $?)"
 fi
 
 rm -rf "$WORK"
