@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -508,13 +509,16 @@ struct Block {
 constexpr size_t kMapFrom = size_t{1} << 16;
 constexpr size_t kAlign = 64;
 
-// Live blocks by base address. Every N-API call and finalizer runs on the JavaScript thread,
-// so no lock is needed.
+// Live blocks by base address, and their bytes. N-API calls and finalizers run on a
+// JavaScript thread, but a process may have several (a worker_thread that samples beside the
+// learner loads the addon too), so the table is locked; each block is only ever freed by the
+// thread that allocated it.
 std::unordered_map<void*, Block*>& LiveBlocks() {
   static std::unordered_map<void*, Block*> live;
   return live;
 }
 
+std::mutex g_blocks_lock;
 size_t g_live_bytes = 0;
 
 // `bytes` (a multiple of kAlign) of zeroed memory aligned to kAlign, or false. Small blocks are
@@ -545,9 +549,12 @@ void ReturnBlock(Block* block) {
 }
 
 void Release(napi_env env, Block* block) {
-  g_live_bytes -= block->bytes;
-  LiveBlocks().erase(block->data);
-  block->released = true;
+  {
+    std::lock_guard<std::mutex> hold(g_blocks_lock);
+    g_live_bytes -= block->bytes;
+    LiveBlocks().erase(block->data);
+    block->released = true;
+  }
   ReturnBlock(block);
 }
 
@@ -587,8 +594,11 @@ napi_value Alloc(napi_env env, napi_callback_info info) {
     napi_throw_error(env, nullptr, "alloc: could not wrap native memory in an ArrayBuffer");
     return nullptr;
   }
-  LiveBlocks()[block->data] = block;
-  g_live_bytes += rounded;
+  {
+    std::lock_guard<std::mutex> hold(g_blocks_lock);
+    LiveBlocks()[block->data] = block;
+    g_live_bytes += rounded;
+  }
   napi_create_typedarray(env, napi_float32_array, static_cast<size_t>(length), buffer, 0, &array);
   return array;
 }
@@ -609,8 +619,13 @@ napi_value Free(napi_env env, napi_callback_info info) {
   // Detach first: should the runtime finalize the buffer right there, the block is still
   // unreleased and the finalizer gives it back; otherwise Release below does.
   napi_detach_arraybuffer(env, buffer);
-  auto found = LiveBlocks().find(base);
-  if (found != LiveBlocks().end() && !found->second->released) Release(env, found->second);
+  Block* block = nullptr;
+  {
+    std::lock_guard<std::mutex> hold(g_blocks_lock);
+    auto found = LiveBlocks().find(base);
+    if (found != LiveBlocks().end() && !found->second->released) block = found->second;
+  }
+  if (block) Release(env, block);
   return c.undefined();
 }
 
@@ -618,7 +633,12 @@ napi_value Free(napi_env env, napi_callback_info info) {
 napi_value LiveBytes(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value result;
-  napi_create_double(env, static_cast<double>(g_live_bytes), &result);
+  size_t live;
+  {
+    std::lock_guard<std::mutex> hold(g_blocks_lock);
+    live = g_live_bytes;
+  }
+  napi_create_double(env, static_cast<double>(live), &result);
   return result;
 }
 
@@ -645,6 +665,16 @@ void AddFunction(napi_env env, napi_value object, const char* name, napi_callbac
   napi_value fn;
   napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, data, &fn);
   napi_set_named_property(env, object, name, fn);
+}
+
+// setThreads(n): the threads this kernels object's later calls may use (results never depend
+// on it, docs/performance.md). An asynchronous run lends half of them to
+// the sampling thread while an update runs and takes them back after.
+napi_value SetThreads(napi_env env, napi_callback_info info) {
+  Call c(env, info, "setThreads");
+  long threads = c.dim(0, "threads");
+  if (c.ok) c.instance->split.threads = threads < 1 ? 1 : static_cast<int>(threads);
+  return c.undefined();
 }
 
 const IsaKernels* g_isas[4];
@@ -675,6 +705,7 @@ napi_value Create(napi_env env, napi_callback_info info) {
   napi_value object;
   napi_create_object(env, &object);
   AddFunction(env, object, "matmul", Matmul, instance);
+  AddFunction(env, object, "setThreads", SetThreads, instance);
   AddFunction(env, object, "matmulBf16", MatmulBf16, instance);
   AddFunction(env, object, "add", Binary<&IsaKernels::add>, instance);
   AddFunction(env, object, "mul", Binary<&IsaKernels::mul>, instance);
@@ -698,7 +729,9 @@ napi_value Create(napi_env env, napi_callback_info info) {
 }
 
 napi_value Init(napi_env env, napi_value exports) {
-  g_isa_count = available_isas(g_isas);
+  // Once per process: a worker thread that loads the addon runs Init again.
+  static std::once_flag detected;
+  std::call_once(detected, [] { g_isa_count = available_isas(g_isas); });
   napi_value isas;
   napi_create_array_with_length(env, g_isa_count, &isas);
   for (int i = 0; i < g_isa_count; i++) {

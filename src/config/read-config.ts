@@ -32,7 +32,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Imports a task module and registers its default export; returns the task's name. */
-async function importTaskModule(path: string, shown: string): Promise<string> {
+export async function importTaskModule(path: string, shown: string): Promise<string> {
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };

@@ -62,6 +62,12 @@ export const trainSection = z
      */
     max_steps_off_policy: z.number().int().min(0).max(8).default(0),
     /**
+     * Where an embedded asynchronous run samples: `worker`, a thread beside the learner with
+     * its own copy of the weights (half the threads each; built-in tasks), or `inline`, the
+     * learner's thread (rollout, then update). Both give the same numbers.
+     */
+    async_sampler: z.enum(['worker', 'inline']).default('worker'),
+    /**
      * MAGRPO's loss has no ratio, so it cannot correct for stale samples: async MAGRPO must be
      * asked for explicitly (it then trains on samples up to s updates old without correction).
      */

@@ -35,9 +35,9 @@ export class EmbeddedPolicy implements Policy {
   readonly model: LlamaModel;
   readonly tokenizer: Tokenizer;
   readonly adapter: string | undefined;
+  readonly maxBatch: number;
+  readonly prompting: PromptFormat;
   private readonly sampler: Sampler;
-  private readonly maxBatch: number;
-  private readonly prompting: PromptFormat;
 
   constructor(options: EmbeddedPolicyOptions) {
     this.id = options.id;
@@ -47,6 +47,11 @@ export class EmbeddedPolicy implements Policy {
     this.maxBatch = options.maxBatch ?? 64;
     this.prompting = options.prompting ?? {};
     this.sampler = new Sampler(options.model, options.tokenizer, { logitMask: options.logitMask });
+  }
+
+  /** The ids this policy never samples (validated; empty when none). */
+  get logitMask(): Int32Array {
+    return this.sampler.logitMask;
   }
 
   /** Prompt ids as the model sees them: through the chat template, else BOS (when the tokenizer has one) + the prompt text. */

@@ -41,6 +41,7 @@ import { evaluate } from './evaluate.js';
 import { checkTrainable, setupRun, type RunSetup } from './setup-run.js';
 import { PIPELINE_FILE, pipelineFileText, readPipelineFile } from './async/pipeline-file.js';
 import { StepPipeline } from './async/step-pipeline.js';
+import { RolloutWorker, startRolloutWorker } from './async/rollout-worker.js';
 import { WarmStartInterrupted } from './warm-start.js';
 
 export interface TrainOptions {
@@ -185,29 +186,44 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   }
 }
 
-async function trainLoop(
-  config: ResolvedConfig,
-  setup: RunSetup,
-  ctx: {
-    runDir: string;
-    metrics: MetricsWriter;
-    metricsPath: string;
-    log: (m: string) => void;
-    stream: ProgressStream;
-    elapsed: () => number;
-    resume: boolean;
-    allowEngineChange: boolean;
-    stopAfterSteps?: number;
-    configPath: string;
-  },
-): Promise<TrainResult> {
-  const t = config.train;
-  let first = 0;
+interface TrainLoopContext {
+  runDir: string;
+  metrics: MetricsWriter;
+  metricsPath: string;
+  log: (m: string) => void;
+  stream: ProgressStream;
+  elapsed: () => number;
+  resume: boolean;
+  allowEngineChange: boolean;
+  stopAfterSteps?: number;
+  configPath: string;
+}
+
+async function trainLoop(config: ResolvedConfig, setup: RunSetup, ctx: TrainLoopContext): Promise<TrainResult> {
   const latest = ctx.resume ? await loadNewestIntactCheckpoint(ctx.runDir, setup.policies, ctx.log) : undefined;
   // Lines during the base evaluation, a step's sampling and an update when they take long (big models).
   const phases = new PhaseProgress({ log: ctx.log });
   const policies = watchPolicySet(setup.stepInput.policies, phases);
-  const pipeline = new StepPipeline({ base: { ...setup.stepInput, policies, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps });
+  const sampler = await startRolloutWorker(config, setup.policies, ctx.log);
+  try {
+    return await runSteps(config, setup, ctx, policies, phases, latest, sampler);
+  } finally {
+    await sampler?.close();
+  }
+}
+
+async function runSteps(
+  config: ResolvedConfig,
+  setup: RunSetup,
+  ctx: TrainLoopContext,
+  policies: RunSetup['policies'],
+  phases: PhaseProgress,
+  latest: Awaited<ReturnType<typeof loadNewestIntactCheckpoint>>,
+  sampler: RolloutWorker | undefined,
+): Promise<TrainResult> {
+  const t = config.train;
+  let first = 0;
+  const pipeline = new StepPipeline({ base: { ...setup.stepInput, policies, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps, ...(sampler ? { sampler } : {}) });
   if (latest) {
     checkSameEngine(latest, setup.engine, ctx.allowEngineChange, ctx.log);
     const inFlight = readPipelineFile(latest.dir, t.max_steps_off_policy);

@@ -10,6 +10,7 @@ export interface NativeOps {
   matmul(a: Float32Array, b: Float32Array, c: Float32Array, m: number, n: number, k: number, flags: number): void;
   /** b: bf16 bit patterns; flags as matmul without TRANS_A. */
   matmulBf16(a: Float32Array, b: Uint16Array, c: Float32Array, m: number, n: number, k: number, flags: number): void;
+  setThreads(threads: number): void;
   add(a: Float32Array, b: Float32Array, out: Float32Array): void;
   mul(a: Float32Array, b: Float32Array, out: Float32Array): void;
   axpy(alpha: number, x: Float32Array, y: Float32Array): void;

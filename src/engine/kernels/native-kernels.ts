@@ -67,9 +67,16 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
     ? binding.create(isa, threads)
     : binding.create(isa, threads, options.parallelFrom, options.rowsParallelFrom ?? options.parallelFrom);
   const ropeTables = new RopeTables(binding);
+  let current = threads;
   return {
     name: `native-${isa}`,
-    threads,
+    get threads() {
+      return current;
+    },
+    setThreads(n: number) {
+      ops.setThreads(checkThreads(n));
+      current = n;
+    },
     bf16Matmul: options.bf16Matmul ?? bf16MatmulFromEnv(),
     isa,
     dispose: async () => {},

@@ -107,3 +107,26 @@ for (const isa of binding?.isas.slice(1) ?? []) {
     got.forEach((out, i) => assert.deepEqual(out, expected[i], `native-${isa}, 3 threads: output ${i} differs from 1 thread`));
   });
 }
+
+// (native.test.ts fails when the addon is missing without TROUPE_NO_NATIVE=1)
+if (loadNativeBinding().binding) test('native setThreads: later products use the new count, with the same bits; a count out of range is refused', () => {
+  const kernels = createNativeKernels({ threads: 4, parallelFrom: 0, rowsParallelFrom: 0 });
+  const rng = newRng('setThreads');
+  const [m, k, n] = [96, 200, 130];
+  const a = randomArray(rng, m * k);
+  const b = randomArray(rng, k * n);
+  const product = () => {
+    const c = new Float32Array(m * n);
+    kernels.matmul({ a, b, c, m, k, n });
+    return c;
+  };
+  const onFour = product();
+  kernels.setThreads!(1);
+  assert.equal(kernels.threads, 1);
+  assert.deepEqual(product(), onFour);
+  kernels.setThreads!(3);
+  assert.equal(kernels.threads, 3);
+  assert.deepEqual(product(), onFour);
+  assert.throws(() => kernels.setThreads!(0), /kernel threads must be a whole number from 1 to 256, got 0/);
+  assert.equal(kernels.threads, 3);
+});

@@ -75,6 +75,11 @@ export interface Kernels {
   readonly name: string;
   /** Worker threads used for large matmuls (1 = the calling thread only). */
   readonly threads: number;
+  /**
+   * Changes `threads` for later calls (results never depend on the count). Native only: an
+   * asynchronous run lends part of them to its sampling thread during an update.
+   */
+  setThreads?(threads: number): void;
   /** How weight-ops multiplies by bf16 weights: `fast` passes roundA (bf16-matmul-mode.ts). */
   readonly bf16Matmul: Bf16MatmulMode;
 

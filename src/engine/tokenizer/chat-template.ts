@@ -55,6 +55,8 @@ export interface ChatTemplate {
   readonly source: ChatTemplateSource;
   /** The Jinja source (what a server publishes as `chat_template`); undefined for the builtin join. */
   readonly text?: string;
+  /** The bos_token and eos_token texts a Jinja template renders with (to rebuild it elsewhere, e.g. in a worker thread). */
+  readonly specials?: { readonly bos_token: string; readonly eos_token: string };
   /** The conversation as the model reads it (special tokens as text). */
   render(messages: readonly ChatMessage[], options: ChatRenderOptions): string;
   /** The conversation's prompt ids. */
@@ -107,7 +109,7 @@ export function jinjaChatTemplate(
       throw new TroupeError('input', `messages: the model's chat template failed on this conversation: ${(error as Error).message}`);
     }
   };
-  return { source, text, render, encode: (messages, o) => tokenizer.encode(render(messages, o)) };
+  return { source, text, specials: options.specials, render, encode: (messages, o) => tokenizer.encode(render(messages, o)) };
 }
 
 function tokenText(value: unknown): string | undefined {

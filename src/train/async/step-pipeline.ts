@@ -17,8 +17,10 @@
  * no group older than s updates is trained (splitStale requeues one; assertWithinStaleness).
  *
  * Where the overlap is real: on a Tinker service (sampling and training are remote requests;
- * the rollout samples through pinned samplers of the weights it started with). The embedded
- * engine runs R_{k+s} and then U_k on the same thread: the same numbers, no overlap.
+ * the rollout samples through pinned samplers of the weights it started with), and on the
+ * embedded engine with a `sampler` thread (rollout-worker.ts: its own copy of the weights,
+ * sent before each rollout). Without one, the embedded engine runs R_{k+s} and then U_k on
+ * the same thread: the same numbers, no overlap.
  */
 import type { Env } from '../../envs/types.js';
 import type { Policy } from '../../policy/types.js';
@@ -38,6 +40,12 @@ export interface PipelineState {
 
 export type StepBase = Omit<TrainStepInput<Env>, 'step' | 'lr'>;
 
+/** A sampler on another thread (rollout-worker.ts): rollouts with the weights last sent. */
+export interface AheadSampler {
+  syncWeights(): void;
+  rollout(step: number): Promise<StepRollout>;
+}
+
 /** The rollouts' policies, fixed to the current weights (Tinker samplers pinned; embedded ones run before the update). */
 function pinnedPolicies(policies: PolicySet): (role: string) => Policy {
   const pinned = new Map<string, Policy>();
@@ -53,9 +61,11 @@ export class StepPipeline {
   private readonly versions = new Map<string, number>();
   /** The rollout and the update overlap only when nothing runs in this thread (every policy on a service). */
   private readonly overlap: boolean;
+  private readonly sampler: AheadSampler | undefined;
 
-  constructor(init: { base: StepBase; maxOffPolicy: number; steps: number }) {
+  constructor(init: { base: StepBase; maxOffPolicy: number; steps: number; sampler?: AheadSampler }) {
     this.base = init.base;
+    this.sampler = init.sampler;
     this.maxOffPolicy = init.maxOffPolicy;
     this.steps = init.steps;
     for (const id of init.base.policies.members.keys()) this.versions.set(id, 0);
@@ -94,6 +104,10 @@ export class StepPipeline {
     } else if (this.overlap) {
       const pinned = pinnedPolicies(this.base.policies);
       [result, next] = await Promise.all([this.update(input), sampleAhead ? this.rollout(ahead, pinned) : undefined]);
+    } else if (this.sampler) {
+      // The thread gets this step's weights (version k), starts R_{k+s}, and U_k runs here meanwhile.
+      const elsewhere = sampleAhead ? this.rolloutElsewhere(this.sampler, ahead) : undefined;
+      [result, next] = await Promise.all([this.update(input), elsewhere]);
     } else {
       next = sampleAhead ? await this.rollout(ahead) : undefined;
       result = await this.update(input);
@@ -113,6 +127,13 @@ export class StepPipeline {
     const versions = new Map(this.versions);
     const rolled = await rolloutStep({ ...this.base, step, lr: 0 }, { policyFor, tasks });
     return this.async ? { ...rolled, samples: tagVersions(rolled.samples, versions) } : rolled;
+  }
+
+  private async rolloutElsewhere(sampler: AheadSampler, step: number): Promise<StepRollout> {
+    const versions = new Map(this.versions);
+    sampler.syncWeights();
+    const rolled = await sampler.rollout(step);
+    return { ...rolled, samples: tagVersions(rolled.samples, versions) };
   }
 
   /** U_k on R_k: stale tasks sampled again first, the bound asserted, versions advanced. */

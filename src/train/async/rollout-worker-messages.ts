@@ -1,0 +1,37 @@
+/** The messages between rollout-worker.ts and its thread (rollout-worker-thread.ts). */
+import type { Bf16MatmulMode } from '../../engine/kernels/bf16-matmul-mode.js';
+import type { ModelTransfer, TokenizerTransfer, WeightsTransfer } from '../../engine/worker/model-transfer.js';
+import type { ResolvedConfig } from '../../config/resolve-config.js';
+import type { PromptFormatTransfer } from '../../policy/prompt-format-transfer.js';
+import type { ErrorCategory } from '../../util/errors.js';
+import type { StepRollout } from '../train-step.js';
+
+/** The thread's `workerData`: everything it samples with, copied once. */
+export interface RolloutWorkerInit {
+  readonly config: ResolvedConfig;
+  /** The learner's kernels: the thread makes the same ones (`name` checks it) with its own thread count. */
+  readonly kernels: { readonly name: string; readonly backend: 'native' | 'wasm'; readonly bf16Matmul: Bf16MatmulMode; readonly threads: number };
+  readonly models: readonly ModelTransfer[];
+  readonly tokenizers: readonly TokenizerTransfer[];
+  /** One per policy id: indices into `models` and `tokenizers`. */
+  readonly policies: readonly {
+    readonly id: string;
+    readonly model: number;
+    readonly tokenizer: number;
+    readonly adapter?: string;
+    readonly maxBatch: number;
+    readonly prompting: PromptFormatTransfer;
+    readonly logitMask: Int32Array;
+  }[];
+  readonly roleToPolicy: readonly (readonly [string, string])[];
+}
+
+export type WorkerRequest =
+  | { readonly type: 'weights'; readonly models: readonly { readonly model: number; readonly weights: WeightsTransfer }[] }
+  | { readonly type: 'rollout'; readonly id: number; readonly step: number };
+
+export type WorkerReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'rollout'; readonly id: number; readonly rollout: StepRollout }
+  /** id -1: the thread failed to start, or a weights message failed (every later rollout is then wrong). */
+  | { readonly type: 'error'; readonly id: number; readonly message: string; readonly category?: ErrorCategory };
