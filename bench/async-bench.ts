@@ -3,7 +3,7 @@
 // s = 0, 1, 2, printing wall-clock per step, the share of it the trainer spends waiting on the
 // service, and held-out success at the end.
 //
-// Run: npx tsx bench/async-bench.ts [--steps 20] [--seeds 1] [--s 0,1,2] [--latency-ms 50]
+// Run: npx tsx bench/async-bench.ts [--steps 20] [--seeds 1] [--s 0,1,2] [--latency-ms 50] [--sampler-thread]
 //        [--us-per-token 50] [--decode-ms 40] [--eval-tasks 200] [--base FOLDER] [--set key=value ...]
 //
 // The service is `troupe serve --tinker --batch-sampling --simulate-latency-ms
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     'decode-ms': { type: 'string', default: '40' },
     'eval-tasks': { type: 'string', default: '200' },
     base: { type: 'string' },
+    'sampler-thread': { type: 'boolean', default: false },
     set: { type: 'string', multiple: true, default: [] },
   },
 });
@@ -49,7 +50,7 @@ async function warmBase(): Promise<string> {
 }
 
 function startService(base: string): Promise<{ url: string; child: ChildProcess }> {
-  const args = ['dist/src/cli/main.js', 'serve', '--tinker', '--no-hf-cache', '--model', `base=${base}`, '--port', '0', '--state-dir', join(work, 'state'), '--simulate-latency-ms', values['latency-ms']!, '--simulate-us-per-token', values['us-per-token']!, '--simulate-decode-ms', values['decode-ms']!, '--batch-sampling'];
+  const args = ['dist/src/cli/main.js', 'serve', '--tinker', '--no-hf-cache', '--model', `base=${base}`, '--port', '0', '--state-dir', join(work, 'state'), '--simulate-latency-ms', values['latency-ms']!, '--simulate-us-per-token', values['us-per-token']!, '--simulate-decode-ms', values['decode-ms']!, '--batch-sampling', ...(values['sampler-thread'] ? ['--sampler-thread'] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';

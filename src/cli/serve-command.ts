@@ -86,6 +86,8 @@ export interface TinkerServeCommandOptions {
   readonly simulate?: RemoteSimulationOptions;
   /** Run asample requests that wait together as one batch (TinkerServiceOptions.batchSampling). */
   readonly batchSampling?: boolean;
+  /** Sample on a thread of its own (src/serve/tinker/sampler-thread.ts). */
+  readonly samplerThread?: boolean;
   readonly print?: (text: string) => void;
 }
 
@@ -97,7 +99,7 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   const models = [...named, ...cached];
   if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
   const kernels = await getKernels(options.backend);
-  const server = await listening(() => startTinkerServer({ kernels, models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha, simulate: options.simulate, limits: options.limits, batchSampling: options.batchSampling }), options.host, options.port);
+  const server = await listening(() => startTinkerServer({ kernels, models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha, simulate: options.simulate, limits: options.limits, batchSampling: options.batchSampling, samplerThread: options.samplerThread }), options.host, options.port);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const sim = options.simulate;
   const simulated = sim === undefined ? '' : `; SIMULATING a remote service: +${sim.latencyMs} ms per request, ${sim.usPerToken} us per token, ${sim.decodeMsPerToken ?? 0} ms per decoding step`;
@@ -205,19 +207,21 @@ export function serveCommand(): Command {
     .option('--simulate-us-per-token <n>', 'with --tinker: SIMULATE a remote GPU: a result is ready N microseconds per token after its request (sampling in parallel, one training lane per model)', nonNegativeNumber('--simulate-us-per-token'))
     .option('--simulate-decode-ms <n>', 'with --tinker: SIMULATE a remote GPU\'s decoding: a sample takes N ms more per generated token (a request\'s samples decode side by side)', nonNegativeNumber('--simulate-decode-ms'))
     .option('--batch-sampling', 'with --tinker: run the asample requests that wait together as one batch (faster under concurrent clients; logprobs may differ in the last bits from run to run)')
+    .option('--sampler-thread', 'with --tinker: sample on a thread of its own with a copy of the base and the sampler weights, beside training requests (half the kernel threads each)')
     .option('--host <host>', 'address to listen on (127.0.0.1 keeps it local)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', integer('--port', 0, 65535), 8000)
     .option('--name <name>', 'served name of the base model (default: the folder name, or the hub id)')
     .option('--window-ms <n>', 'how long a request waits for others to batch with', integer('--window-ms', 0), 2)
     .option('--seed <n>', 'seed for requests that give none', integer('--seed', 0), 0)
     .addOption(backendOption())
-    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; loraAlpha: number; backend?: BackendName; simulateLatencyMs?: number; simulateUsPerToken?: number; simulateDecodeMs?: number; batchSampling?: boolean } & LimitFlags) => {
+    .action(async (dir: string | undefined, opts: { host: string; port: number; name?: string; windowMs: number; seed: number; tinker?: boolean; model: string[]; hfCache: boolean; stateDir: string; loraAlpha: number; backend?: BackendName; simulateLatencyMs?: number; simulateUsPerToken?: number; simulateDecodeMs?: number; batchSampling?: boolean; samplerThread?: boolean } & LimitFlags) => {
       let server: { close(): Promise<void> };
       const simulating = opts.simulateLatencyMs !== undefined || opts.simulateUsPerToken !== undefined || opts.simulateDecodeMs !== undefined;
       if (simulating && !opts.tinker) throw new TroupeError('input', '--simulate-latency-ms, --simulate-us-per-token and --simulate-decode-ms simulate a remote Tinker service; add --tinker');
+      if (opts.samplerThread && !opts.tinker) throw new TroupeError('input', '--sampler-thread samples the Tinker API\'s asample requests on a thread of its own; add --tinker');
       if (opts.batchSampling && !opts.tinker) throw new TroupeError('input', '--batch-sampling batches the Tinker API\'s asample requests; add --tinker (the OpenAI server batches on its own, see --window-ms)');
       const simulate = simulating ? { latencyMs: opts.simulateLatencyMs ?? 0, usPerToken: opts.simulateUsPerToken ?? 0, decodeMsPerToken: opts.simulateDecodeMs ?? 0 } : undefined;
-      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, loraAlpha: opts.loraAlpha, backend: opts.backend, simulate, batchSampling: opts.batchSampling === true, limits: limitsFromFlags(opts) });
+      if (opts.tinker) server = await runTinkerServeCommand({ models: [...opts.model, ...(dir === undefined ? [] : [dir])], hfCache: opts.hfCache, host: opts.host, port: opts.port, seed: opts.seed, stateDir: opts.stateDir, loraAlpha: opts.loraAlpha, backend: opts.backend, simulate, batchSampling: opts.batchSampling === true, samplerThread: opts.samplerThread === true, limits: limitsFromFlags(opts) });
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else {
         refuseTinkerOnlyLimits(opts);

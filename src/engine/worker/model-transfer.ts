@@ -19,7 +19,7 @@ import { TroupeError } from '../../util/errors.js';
 import type { Kernels } from '../kernels/types.js';
 import type { LlamaConfig } from '../model/llama-config.js';
 import { LlamaModel } from '../model/llama-model.js';
-import type { LoraConfig } from '../model/lora.js';
+import type { LoraAdapter, LoraConfig } from '../model/lora.js';
 import { Tensor, type StorageDtype } from '../tensor.js';
 import { tokenizerFromJson } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/types.js';
@@ -66,10 +66,10 @@ function packTensors(parameters: ReadonlyMap<string, Tensor>, transfer: ArrayBuf
   return [...parameters].filter(([, t]) => only === undefined || only(t)).map(([name, t]) => packTensor(name, t, transfer));
 }
 
-/** The whole model (every base parameter in its storage, every adapter) as one message. */
-export function packModel(model: LlamaModel): Packed<ModelTransfer> {
+/** The whole model (every base parameter in its storage, every adapter unless `adapters: false`) as one message. */
+export function packModel(model: LlamaModel, options: { adapters?: boolean } = {}): Packed<ModelTransfer> {
   const transfer: ArrayBuffer[] = [];
-  const adapters = [...model.adapters.values()].map((a) => ({ name: a.name, config: a.config, parameters: packTensors(a.parameters, transfer) }));
+  const adapters = options.adapters === false ? [] : [...model.adapters.values()].map((a) => packAdapter(a, transfer));
   return { message: { config: model.config, parameters: packTensors(model.parameters, transfer), adapters }, transfer };
 }
 
@@ -78,6 +78,18 @@ export function packTrainableWeights(model: LlamaModel): Packed<WeightsTransfer>
   const transfer: ArrayBuffer[] = [];
   const adapters = [...model.adapters.values()].map((a) => ({ name: a.name, parameters: packTensors(a.parameters, transfer) }));
   return { message: { parameters: packTensors(model.parameters, transfer, (t) => t.requiresGrad), adapters }, transfer };
+}
+
+/** One adapter (its config and weights), e.g. a sampler snapshot for another thread. */
+export function packAdapter(adapter: LoraAdapter, transfer: ArrayBuffer[]): AdapterTransfer {
+  return { name: adapter.name, config: adapter.config, parameters: packTensors(adapter.parameters, transfer) };
+}
+
+/** Adds a packed adapter to a model copy, frozen (no gradients). */
+export function installAdapter(model: LlamaModel, a: AdapterTransfer): void {
+  const adapter = model.addAdapter(a.name, a.config, 0);
+  for (const m of a.parameters) copyInto(adapter.parameters, m, `adapter '${a.name}'`);
+  for (const t of adapter.parameters.values()) dropGradient(model.kernels, t);
 }
 
 function tensorFrom(kernels: Kernels, m: TensorTransfer): Tensor {
@@ -95,11 +107,7 @@ function tensorFrom(kernels: Kernels, m: TensorTransfer): Tensor {
 export function unpackModel(kernels: Kernels, message: ModelTransfer): LlamaModel {
   const parameters = new Map(message.parameters.map((m) => [m.name, tensorFrom(kernels, m)] as const));
   const model = LlamaModel.fromParameters(kernels, message.config, parameters);
-  for (const a of message.adapters) {
-    const adapter = model.addAdapter(a.name, a.config, 0);
-    for (const m of a.parameters) copyInto(adapter.parameters, m, `adapter '${a.name}'`);
-    for (const t of adapter.parameters.values()) dropGradient(kernels, t);
-  }
+  for (const a of message.adapters) installAdapter(model, a);
   return model;
 }
 

@@ -114,6 +114,20 @@ export class FutureQueue {
     return id;
   }
 
+  /**
+   * A future for work that runs elsewhere (a sampling thread): answered when `work` settles,
+   * outside the one-job-at-a-time line.
+   */
+  track(work: Promise<unknown>): string {
+    const id = `req-${++this.counter}`;
+    this.entries.set(id, { answer: { state: 'pending' }, waiters: [] });
+    work.then(
+      (value) => this.settle(id, { state: 'done', value }),
+      (error: unknown) => this.settle(id, { state: 'failed', error: asApiError(error) }),
+    );
+    return id;
+  }
+
   /** The answer of a future, waiting up to `waitMs` for a pending one (long polling). */
   async retrieve(id: string, waitMs: number): Promise<FutureAnswer | undefined> {
     const entry = this.entries.get(id);

@@ -22,7 +22,14 @@ export interface SamplerTarget {
 /** Unnamed sampler snapshots kept per training model (older ones are freed: RL makes one per step). */
 export const EPHEMERAL_SAMPLERS_KEPT = 4;
 
+/** Told of every adapter a snapshot adds to or removes from a base (a sampling thread keeps copies). */
+export interface SnapshotListener {
+  installed(base: LoadedBase, adapter: string): void;
+  dropped(base: LoadedBase, adapter: string): void;
+}
+
 export class SamplerSnapshots {
+  listener: SnapshotListener | undefined;
   private readonly targets = new Map<string, SamplerTarget>();
   private readonly named = new Map<string, CheckpointRecord>();
   private readonly ephemeral = new Map<string, string[]>();
@@ -77,11 +84,15 @@ export class SamplerSnapshots {
   install(base: LoadedBase, name: string, snapshot: AdapterSnapshot): void {
     const adapter = TrainingModel.adapterFor(base, name, snapshot.lora, { alpha: snapshot.alpha });
     for (const [tensor, t] of adapter.parameters) t.data.set(snapshot.tensors.get(tensor)!);
+    this.listener?.installed(base, name);
   }
 
   private drop(path: string): void {
     const t = this.targets.get(path);
-    if (t?.adapter && t.base.model.adapters.has(t.adapter)) t.base.model.removeAdapter(t.adapter);
+    if (t?.adapter && t.base.model.adapters.has(t.adapter)) {
+      t.base.model.removeAdapter(t.adapter);
+      this.listener?.dropped(t.base, t.adapter);
+    }
     this.targets.delete(path);
     this.named.delete(path);
   }

@@ -20,10 +20,13 @@ import { LIMIT_FLAGS } from './limits.js';
 import { listSessions, listTrainingRuns, listUserCheckpoints, trainingRunRoute } from './read-routes.js';
 import { pathPart, text } from './request-fields.js';
 import { TinkerApiError } from './tinker-api-error.js';
+import { SamplerThread } from './sampler-thread.js';
 import { TinkerService, type TinkerServiceOptions } from './tinker-service.js';
 import { simulatedLane, SimulatedRemote, type RemoteSimulationOptions } from './simulated-remote.js';
 
-export interface TinkerServeOptions extends TinkerServiceOptions {
+export interface TinkerServeOptions extends Omit<TinkerServiceOptions, 'samplerThread'> {
+  /** Sample on a thread of its own (`--sampler-thread`, sampler-thread.ts). */
+  readonly samplerThread?: boolean;
   readonly host?: string;
   /** Default 8000; 0 picks a free port. */
   readonly port?: number;
@@ -136,7 +139,8 @@ function futureResult(res: ServerResponse, value: unknown, wantsProto: boolean):
 }
 
 export async function startTinkerServer(options: TinkerServeOptions): Promise<RunningTinkerServer> {
-  const service = new TinkerService(options);
+  const samplerThread = options.samplerThread ? await SamplerThread.start(options.kernels, { batch: options.batchSampling ?? false }) : undefined;
+  const service = new TinkerService({ ...options, samplerThread });
   const table = routes(service);
   const pollWaitMs = options.pollWaitMs ?? 10_000;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));

@@ -24,6 +24,7 @@ import { FutureQueue, Stepwise } from './future-queue.js';
 import { resolveTinkerLimits, type TinkerLimits } from './limits.js';
 import { bool, int, optionalInt, optionalText, seqId, text, type Body } from './request-fields.js';
 import { sample, sampleMany, type SampleJob } from './sample.js';
+import type { SamplerThread } from './sampler-thread.js';
 import { badField, TinkerApiError } from './tinker-api-error.js';
 import { EPHEMERAL_SAMPLERS_KEPT } from './sampler-snapshots.js';
 import { LORA_ALPHA, TrainingModel } from './training-model.js';
@@ -54,6 +55,8 @@ export interface TinkerServiceOptions {
   readonly batchSampling?: boolean;
   /** With batchSampling: how long a sampling request waits for others to batch with. Default 2 ms. */
   readonly batchWindowMs?: number;
+  /** Run asample requests on this thread (sampler-thread.ts) instead of between training jobs. */
+  readonly samplerThread?: SamplerThread;
 }
 
 interface Session {
@@ -78,6 +81,8 @@ export class TinkerService {
   /** Distinguishes this server's session (and so model) ids from a previous server's on the same state folder. */
   private readonly sessionPrefix: string;
   private counter = 0;
+  /** Where asample runs when the server samples on a thread of its own (--sampler-thread). */
+  readonly samplerThread: SamplerThread | undefined;
 
   constructor(options: TinkerServiceOptions) {
     this.bases = new BaseModels(options.kernels, options.models);
@@ -90,6 +95,8 @@ export class TinkerService {
     this.budget = new AdapterBudget(this.limits.maxAdapterBytes, () => this.adapterMemory());
     this.store = new CheckpointStore(options.stateDir, this.bases, this.budget, this.now);
     this.sessionPrefix = options.stateDir === undefined ? 'session' : `session-${this.now().toString(36)}`;
+    const thread = (this.samplerThread = options.samplerThread);
+    if (thread) this.store.samplers.listener = { installed: (base, name) => thread.installAdapter(base, name), dropped: (base, name) => thread.dropAdapter(base, name) };
   }
 
   createSession(): { type: 'create_session'; session_id: string } {
@@ -221,6 +228,7 @@ export class TinkerService {
     const seed = deriveSeed(this.seed, 'sample', ++this.counter);
     const base = target.base;
     const job: SampleJob = { adapter: target.adapter, request: checked, seed };
+    if (this.samplerThread) return this.queue.track(this.samplerThread.sample(base, job).then((value) => ({ proto: 'sample', value })));
     const runMany = (jobs: SampleJob[]) => sampleMany(base, jobs).map((r) => (r instanceof Error ? r : { proto: 'sample', value: r }));
     return this.queue.submit({}, () => ({ proto: 'sample', value: sample(base, job.adapter, checked, seed) }), { key: `sample:${base.name}`, item: job, runMany });
   }
@@ -231,6 +239,7 @@ export class TinkerService {
   }
 
   dispose(): void {
+    void this.samplerThread?.close();
     this.bases.dispose();
   }
 
