@@ -52,7 +52,8 @@ MODEL_NAME=$([ -d "$MODEL" ] && basename "$MODEL" || echo "$MODEL")
 CONFIG=$([ -d "$MODEL" ] && echo "$MODEL/config.json" || { [ -n "${REPO:-}" ] && echo "$REPO/snapshots/$COMMIT/config.json"; } || true)
 EOS=$([ -n "$CONFIG" ] && "$PYTHON" -c 'import json, sys; e = json.load(open(sys.argv[1])).get("eos_token_id"); print(e[0] if isinstance(e, list) else ("" if e is None else e))' "$CONFIG" || true)
 
-node dist/src/cli/main.js serve --tinker "${SERVE_ARGS[@]}" --port "$PORT" >"$WORK/server.log" 2>&1 &
+# EXTRA_SERVE_FLAGS (e.g. "--sampler-thread --batch-sampling") checks the server in another mode.
+node dist/src/cli/main.js serve --tinker "${SERVE_ARGS[@]}" ${EXTRA_SERVE_FLAGS:-} --port "$PORT" >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 wait_for_server "http://127.0.0.1:$PORT/api/v1/healthz" "$SERVER_PID" "$WORK/server.log" 100
 

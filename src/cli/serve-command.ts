@@ -103,7 +103,9 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const sim = options.simulate;
   const simulated = sim === undefined ? '' : `; SIMULATING a remote service: +${sim.latencyMs} ms per request, ${sim.usPerToken} us per token, ${sim.decodeMsPerToken ?? 0} ms per decoding step`;
-  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url}; LoRA alpha ${server.service.loraAlpha})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}${simulated}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
+  const thread = server.service.samplerThread;
+  const sampling = thread === undefined ? '' : `; sampling on a thread of its own (${thread.threads} kernel thread${thread.threads === 1 ? '' : 's'}, training ${kernels.threads})`;
+  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url}; LoRA alpha ${server.service.loraAlpha})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}${simulated}${sampling}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
   return server;
 }
 

@@ -38,3 +38,7 @@ test('a busy port: one line saying so, for the OpenAI and the Tinker server', as
     holder.close();
   }
 });
+
+test('--sampler-thread without --tinker: one line naming the fix', () => {
+  assertOneLine(serve([folder.dir, '--sampler-thread']), /--sampler-thread samples the Tinker API's asample requests on a thread of its own; add --tinker/);
+});

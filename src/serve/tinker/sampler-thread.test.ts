@@ -40,3 +40,14 @@ test('a Tinker run samples the same through the sampling thread as between train
   assert.ok(servers[1]!.service.samplerThread!.served > 50, 'the thread answered the samples');
   assert.equal(servers[0]!.service.samplerThread, undefined);
 });
+
+test('troupe serve --tinker --sampler-thread says where it samples, and gives the threads back when it closes', async () => {
+  const { runTinkerServeCommand } = await import('../../cli/serve-command.js');
+  const kernels = await getKernels();
+  const before = kernels.threads;
+  let printed = '';
+  const server = await runTinkerServeCommand({ models: [`base=${base}`], hfCache: false, host: '127.0.0.1', port: 0, seed: 0, samplerThread: true, print: (t) => (printed += t) });
+  assert.match(printed, /; sampling on a thread of its own \(\d+ kernel threads?, training \d+\)/);
+  await server.close();
+  assert.equal(kernels.threads, before);
+});

@@ -181,7 +181,13 @@ export async function startRolloutWorker(config: ResolvedConfig, policies: Polic
   if (origin !== 'built-in' && origin !== config.tasks.module) return inline(`task '${config.tasks.name}' comes from ${origin ?? 'code'}, which a worker thread cannot import; give it as tasks.module to sample on a thread of its own`);
   if (threads < 2) return inline('one thread (TROUPE_THREADS=1); with 2 or more a sampling thread runs beside the learner');
   const samplerThreads = Math.floor(threads / 2);
-  const worker = await RolloutWorker.start({ config, policies, threads: samplerThreads });
+  let worker: RolloutWorker;
+  try {
+    worker = await RolloutWorker.start({ config, policies, threads: samplerThreads });
+  } catch (error) {
+    // Inline sampling gives the same numbers, only slower: a thread that cannot start is no reason to stop.
+    return inline(`the sampling thread did not start (${(error as Error).message})`);
+  }
   const plural = (n: number) => `${n} kernel thread${n === 1 ? '' : 's'}`;
   const learner = kernelsOf(policies).setThreads ? threads - samplerThreads : threads;
   log(`async sampling: a worker thread (${plural(samplerThreads)}, its own copy of the weights) plays step k + ${config.train.max_steps_off_policy} while the learner (${plural(learner)}) updates step k`);
