@@ -194,7 +194,14 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
     if (apiError.status >= 500) log(`troupe serve --tinker: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return { status: apiError.status, body: apiError.toBody() };
   });
-  const { url, port } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 8000);
+  let address: { url: string; port: number };
+  try {
+    address = await listen(server, options.host ?? '127.0.0.1', options.port ?? 8000);
+  } catch (error) {
+    service.dispose(); // the sampling thread, if any, stops and gives its threads back
+    throw error;
+  }
+  const { url, port } = address;
   return {
     url,
     port,

@@ -11,8 +11,8 @@
  *
  * The copy starts as the whole model; afterwards only what trains travels before each
  * rollout (the adapters under LoRA, every float32 weight otherwise). The thread rebuilds the
- * team and task source from the config, so it serves built-in tasks (a task defined in code
- * cannot cross threads; such runs sample inline). Its rollouts equal the inline ones bit for
+ * team and task source from the config, so it serves built-in tasks and `tasks.module` ones (a
+ * task passed as code cannot cross threads; such runs sample inline). Its rollouts equal the inline ones bit for
  * bit: the kernels do not depend on the thread count, and the requests are the same.
  */
 import { Worker } from 'node:worker_threads';
