@@ -40,6 +40,19 @@ function findOnPath(command: string): string | undefined {
   return undefined;
 }
 
+/** Folders the sandbox makes itself (writable /tmp, the program's /box, /proc, /dev): never bound read-only over them. */
+const SANDBOX_OWNED = ['/tmp', '/box', '/proc', '/dev'];
+
+/**
+ * The folder to bind for an executable: its install prefix (/opt/node for /opt/node/bin/node),
+ * or its own folder when that prefix is one the sandbox makes itself (/tmp for /tmp/x/node:
+ * binding /tmp read-only would leave programs no writable /tmp, and the sandbox would not start).
+ */
+export function executablePrefix(executable: string): string {
+  const prefix = dirname(dirname(executable));
+  return SANDBOX_OWNED.includes(prefix) ? dirname(executable) : prefix;
+}
+
 /** The prefix a path lives under, unless /usr (bound anyway) already covers it. */
 function prefixOutsideUsr(dir: string): string | undefined {
   return dir === '/usr' || dir.startsWith('/usr/') ? undefined : dir;
@@ -89,7 +102,7 @@ export function probeHost(options: ProbeOptions = {}): HostSetup {
     else binds.add(path);
   }
   for (const path of ETC_FILES) if (existsSync(path)) binds.add(path);
-  const prefixes = [...pythonInfo.prefixes.map((p) => realpathSync(p)), dirname(dirname(python)), dirname(dirname(node))];
+  const prefixes = [...pythonInfo.prefixes.map((p) => realpathSync(p)).filter((p) => !SANDBOX_OWNED.includes(p)), executablePrefix(python), executablePrefix(node)];
   for (const prefix of prefixes) {
     const outside = prefixOutsideUsr(prefix);
     if (outside && outside !== '/' && ![...binds].some((b) => outside === b || outside.startsWith(`${b}/`))) {
