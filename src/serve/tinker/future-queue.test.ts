@@ -103,3 +103,22 @@ test('sampling jobs that arrive during a Stepwise training job run between its p
   await queue.retrieve(trained!, 1000);
   assert.deepEqual(log, ['piece 0', 'sample', 'piece 1', 'piece 2', 'optim']);
 });
+
+test('a job that fails by the server\'s fault (5xx) is reported to onServerError; a client\'s mistake (4xx) is not', async () => {
+  const heard: string[] = [];
+  const queue = new FutureQueue({ onServerError: (e) => heard.push(`${e.status} ${e.message}`) });
+  const broken = queue.submit({}, () => {
+    throw new Error('disk on fire');
+  });
+  const refused = queue.submit({}, () => {
+    throw new TinkerApiError(400, 'bad field');
+  });
+  const full = queue.submit({}, () => {
+    throw new TinkerApiError(507, 'the disk is full');
+  });
+  for (const id of [broken, refused, full]) assert.equal((await queue.retrieve(id, 1000))!.state, 'failed');
+  assert.deepEqual(heard, ['500 internal error: disk on fire', '507 the disk is full']);
+  const tracked = queue.track(Promise.reject(new Error('thread gone')));
+  assert.equal((await queue.retrieve(tracked, 1000))!.state, 'failed');
+  assert.deepEqual(heard.at(-1), '500 internal error: thread gone');
+});

@@ -70,6 +70,8 @@ export interface FutureQueueOptions {
   readonly coalesce?: boolean;
   /** With coalesce: how long a batchable job at the head waits for others to join it. Default 2 ms. */
   readonly coalesceWindowMs?: number;
+  /** Hears of every job that failed by the server's fault (5xx), which the client alone would see otherwise. */
+  readonly onServerError?: (error: TinkerApiError) => void;
 }
 
 export class FutureQueue {
@@ -82,6 +84,7 @@ export class FutureQueue {
   private readonly keepMs: number;
   private readonly coalesce: boolean;
   private readonly coalesceWindowMs: number;
+  private readonly onServerError: ((error: TinkerApiError) => void) | undefined;
   /** The most jobs run together so far (1 without coalesce): what batching achieved. */
   largestBatch = 0;
 
@@ -90,6 +93,7 @@ export class FutureQueue {
     this.keepMs = options.keepMs ?? 300_000;
     this.coalesce = options.coalesce ?? false;
     this.coalesceWindowMs = options.coalesceWindowMs ?? 2;
+    this.onServerError = options.onServerError;
   }
 
   /** Queues `run`; returns the request id the client polls. */
@@ -264,6 +268,7 @@ export class FutureQueue {
     const entry = this.entries.get(id);
     if (!entry) return;
     entry.answer = answer;
+    if (answer.state === 'failed' && answer.error.status >= 500) this.onServerError?.(answer.error);
     for (const wake of entry.waiters.splice(0)) wake();
     // Kept a while for the poll (and its retries), then dropped even if nobody asked.
     setTimeout(() => this.entries.delete(id), this.keepMs).unref();

@@ -140,10 +140,10 @@ function futureResult(res: ServerResponse, value: unknown, wantsProto: boolean):
 
 export async function startTinkerServer(options: TinkerServeOptions): Promise<RunningTinkerServer> {
   const samplerThread = options.samplerThread ? await SamplerThread.start(options.kernels, { batch: options.batchSampling ?? false }) : undefined;
-  const service = new TinkerService({ ...options, samplerThread });
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const service = new TinkerService({ ...options, samplerThread, log });
   const table = routes(service);
   const pollWaitMs = options.pollWaitMs ?? 10_000;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sim = options.simulate === undefined ? undefined : new SimulatedRemote(options.simulate);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -55,6 +55,8 @@ export interface TinkerServiceOptions {
   readonly batchSampling?: boolean;
   /** With batchSampling: how long a sampling request waits for others to batch with. Default 2 ms. */
   readonly batchWindowMs?: number;
+  /** Where a queued job's server-side failure (5xx) is reported besides the client's future. Default: none. */
+  readonly log?: (line: string) => void;
   /** Run asample requests on this thread (sampler-thread.ts) instead of between training jobs. */
   readonly samplerThread?: SamplerThread;
 }
@@ -86,7 +88,13 @@ export class TinkerService {
 
   constructor(options: TinkerServiceOptions) {
     this.bases = new BaseModels(options.kernels, options.models);
-    this.queue = new FutureQueue({ gapTimeoutMs: options.gapTimeoutMs, coalesce: options.batchSampling ?? false, coalesceWindowMs: options.batchWindowMs });
+    const log = options.log;
+    this.queue = new FutureQueue({
+      gapTimeoutMs: options.gapTimeoutMs,
+      coalesce: options.batchSampling ?? false,
+      coalesceWindowMs: options.batchWindowMs,
+      ...(log ? { onServerError: (error: TinkerApiError) => log(`troupe serve --tinker: a queued request failed (${error.status}): ${error.message}`) } : {}),
+    });
     this.seed = options.seed ?? 0;
     this.limits = resolveTinkerLimits(options.limits);
     this.now = options.now ?? Date.now;
