@@ -1,11 +1,11 @@
 /** The messages between sampler-thread.ts and its worker (sampler-thread-worker.ts). */
-import type { Bf16MatmulMode } from '../../engine/kernels/bf16-matmul-mode.js';
 import type { AdapterTransfer, ModelTransfer, TokenizerTransfer } from '../../engine/worker/model-transfer.js';
+import type { KernelsSpec } from '../../engine/worker/start-worker.js';
 import type { SampleResponse } from '../../tinker/types.js';
 import type { SampleJob } from './sample.js';
 
 export interface SamplerThreadInit {
-  readonly kernels: { readonly name: string; readonly backend: 'native' | 'wasm'; readonly bf16Matmul: Bf16MatmulMode; readonly threads: number };
+  readonly kernels: KernelsSpec;
   /** Run the sample requests that wait together as one batch (--batch-sampling). */
   readonly batch: boolean;
 }

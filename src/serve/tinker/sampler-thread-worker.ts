@@ -5,7 +5,7 @@
  * that arrive together run as one batch when the server batches (--batch-sampling).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createKernels } from '../../engine/kernels/get-kernels.js';
+import { kernelsFromSpec } from '../../engine/worker/start-worker.js';
 import type { Kernels } from '../../engine/kernels/types.js';
 import { Sampler } from '../../engine/sampling/generate.js';
 import { installAdapter, unpackModel, unpackTokenizer } from '../../engine/worker/model-transfer.js';
@@ -78,7 +78,7 @@ function handle(kernels: Kernels, request: SamplerRequest): void {
   }
 }
 
-createKernels({ backend: init.kernels.backend, threads: init.kernels.threads, bf16Matmul: init.kernels.bf16Matmul }).then(
+kernelsFromSpec(init.kernels).then(
   (kernels) => {
     port.on('message', (request: SamplerRequest) => {
       try {

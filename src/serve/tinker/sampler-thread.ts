@@ -10,9 +10,10 @@
  *   thread.installAdapter(base, name);                 // after a save_weights_for_sampler
  *   const response = await thread.sample(base, job);   // the SampleResponse, or a TinkerApiError
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Kernels } from '../../engine/kernels/types.js';
 import { packAdapter, packModel, packTokenizer } from '../../engine/worker/model-transfer.js';
+import { kernelsSpec, startWorker } from '../../engine/worker/start-worker.js';
 import type { SampleResponse } from '../../tinker/types.js';
 import type { LoadedBase } from './base-models.js';
 import type { SampleJob } from './sample.js';
@@ -52,27 +53,12 @@ export class SamplerThread {
   static async start(kernels: Kernels, options: { batch: boolean }): Promise<SamplerThread> {
     const threads = Math.max(1, Math.floor(kernels.threads / 2));
     const workerData: SamplerThreadInit = {
-      kernels: { name: kernels.name, backend: kernels.name.startsWith('native') ? 'native' : 'wasm', bf16Matmul: kernels.bf16Matmul, threads },
+      kernels: kernelsSpec(kernels, threads),
       batch: options.batch,
     };
-    const worker = new Worker(new URL('./sampler-thread-worker.js', import.meta.url), { workerData });
-    let onMessage: ((reply: SamplerReply) => void) | undefined;
-    let onError: ((error: Error) => void) | undefined;
-    try {
-      await new Promise<void>((resolve, reject) => {
-        onMessage = (reply) => (reply.type === 'ready' ? resolve() : reject(new Error(reply.type === 'error' ? reply.message : 'unexpected first message')));
-        onError = reject;
-        worker.on('message', onMessage);
-        worker.on('error', onError);
-      });
-    } catch (error) {
-      await worker.terminate();
-      throw new TinkerApiError(500, `the sampling thread could not start: ${(error as Error).message}; serve without --sampler-thread`);
-    } finally {
-      // Only these two: Node's Worker keeps listeners of its own.
-      worker.off('message', onMessage!);
-      worker.off('error', onError!);
-    }
+    const worker = await startWorker(new URL('./sampler-thread-worker.js', import.meta.url), { workerData }).catch((error: Error) => {
+      throw new TinkerApiError(500, `the sampling thread could not start: ${error.message}; serve without --sampler-thread`);
+    });
     const restore = kernels.threads;
     if (restore > 1) kernels.setThreads?.(Math.max(1, restore - threads));
     return new SamplerThread(worker, threads, () => kernels.setThreads?.(restore));

@@ -1,6 +1,6 @@
 /** The messages between rollout-worker.ts and its thread (rollout-worker-thread.ts). */
-import type { Bf16MatmulMode } from '../../engine/kernels/bf16-matmul-mode.js';
 import type { ModelTransfer, TokenizerTransfer, WeightsTransfer } from '../../engine/worker/model-transfer.js';
+import type { KernelsSpec } from '../../engine/worker/start-worker.js';
 import type { ResolvedConfig } from '../../config/resolve-config.js';
 import type { PromptFormatTransfer } from '../../policy/prompt-format-transfer.js';
 import type { ErrorCategory } from '../../util/errors.js';
@@ -9,8 +9,8 @@ import type { StepRollout } from '../train-step.js';
 /** The thread's `workerData`: everything it samples with, copied once. */
 export interface RolloutWorkerInit {
   readonly config: ResolvedConfig;
-  /** The learner's kernels: the thread makes the same ones (`name` checks it) with its own thread count. */
-  readonly kernels: { readonly name: string; readonly backend: 'native' | 'wasm'; readonly bf16Matmul: Bf16MatmulMode; readonly threads: number };
+  /** The learner's kernels, which the thread makes again with its own thread count. */
+  readonly kernels: KernelsSpec;
   readonly models: readonly ModelTransfer[];
   readonly tokenizers: readonly TokenizerTransfer[];
   /** One per policy id: indices into `models` and `tokenizers`. */

@@ -5,7 +5,7 @@
  * rollout that must use them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createKernels } from '../../engine/kernels/get-kernels.js';
+import { kernelsFromSpec } from '../../engine/worker/start-worker.js';
 import type { LlamaModel } from '../../engine/model/llama-model.js';
 import { applyWeights, unpackModel, unpackTokenizer } from '../../engine/worker/model-transfer.js';
 import { getTask } from '../../envs/registry.js';
@@ -25,10 +25,7 @@ const port = parentPort!;
 
 async function start(): Promise<(request: WorkerRequest) => Promise<WorkerReply | undefined>> {
   const { config } = init;
-  const kernels = await createKernels({ backend: init.kernels.backend, threads: init.kernels.threads, bf16Matmul: init.kernels.bf16Matmul });
-  if (kernels.name !== init.kernels.name) {
-    throw new TroupeError('engine', `the sampling thread got kernels ${kernels.name}, the learner uses ${init.kernels.name}; set train.async_sampler: inline`);
-  }
+  const kernels = await kernelsFromSpec(init.kernels);
   const models: LlamaModel[] = init.models.map((m) => unpackModel(kernels, m));
   const tokenizers = init.tokenizers.map(unpackTokenizer);
   const byId = new Map<string, Policy>();

@@ -15,9 +15,10 @@
  * task passed as code cannot cross threads; such runs sample inline). Its rollouts equal the inline ones bit for
  * bit: the kernels do not depend on the thread count, and the requests are the same.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { LlamaModel } from '../../engine/model/llama-model.js';
 import { packModel, packTokenizer, packTrainableWeights, type TokenizerTransfer } from '../../engine/worker/model-transfer.js';
+import { kernelsSpec, startWorker } from '../../engine/worker/start-worker.js';
 import type { Tokenizer } from '../../engine/tokenizer/types.js';
 import type { ResolvedConfig } from '../../config/resolve-config.js';
 import { taskOrigin } from '../../envs/registry.js';
@@ -78,33 +79,15 @@ export class RolloutWorker {
     });
     const workerData: RolloutWorkerInit = {
       config: init.config,
-      kernels: { name: kernels.name, backend: kernels.name.startsWith('native') ? 'native' : 'wasm', bf16Matmul: kernels.bf16Matmul, threads: init.threads },
+      kernels: kernelsSpec(kernels, init.threads),
       models: packedModels,
       tokenizers: tokenizers.map((t): TokenizerTransfer => packTokenizer(t)),
       policies,
       roleToPolicy: [...init.policies.roleToPolicy],
     };
-    const worker = new Worker(new URL('./rollout-worker-thread.js', import.meta.url), { workerData, transferList: transfer });
-    // Only the listeners added here come off again: Node's Worker keeps listeners of its own.
-    let onMessage: ((reply: WorkerReply) => void) | undefined;
-    let onError: ((error: Error) => void) | undefined;
-    try {
-      await new Promise<void>((resolve, reject) => {
-        onMessage = (reply) => {
-          if (reply.type === 'ready') resolve();
-          else if (reply.type === 'error') reject(new TroupeError(reply.category ?? 'engine', `the sampling thread could not start: ${reply.message}`));
-        };
-        onError = (error) => reject(new TroupeError('engine', `the sampling thread could not start: ${error.message}`, { cause: error }));
-        worker.on('message', onMessage);
-        worker.on('error', onError);
-      });
-    } catch (error) {
-      await worker.terminate();
-      throw error;
-    } finally {
-      worker.off('message', onMessage!);
-      worker.off('error', onError!);
-    }
+    const worker = await startWorker(new URL('./rollout-worker-thread.js', import.meta.url), { workerData, transferList: transfer }).catch((error: Error) => {
+      throw new TroupeError('engine', `the sampling thread could not start: ${error.message}`, { cause: error });
+    });
     return new RolloutWorker(worker, models, init.threads);
   }
 
