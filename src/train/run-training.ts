@@ -41,7 +41,7 @@ import { evaluate } from './evaluate.js';
 import { checkTrainable, setupRun, type RunSetup } from './setup-run.js';
 import { PIPELINE_FILE, pipelineFileText, readPipelineFile } from './async/pipeline-file.js';
 import { StepPipeline } from './async/step-pipeline.js';
-import { RolloutWorker, startRolloutWorker } from './async/rollout-worker.js';
+import { startRolloutWorker } from './async/rollout-worker.js';
 import { WarmStartInterrupted } from './warm-start.js';
 
 export interface TrainOptions {
@@ -205,8 +205,10 @@ async function trainLoop(config: ResolvedConfig, setup: RunSetup, ctx: TrainLoop
   const phases = new PhaseProgress({ log: ctx.log });
   const policies = watchPolicySet(setup.stepInput.policies, phases);
   const sampler = await startRolloutWorker(config, setup.policies, ctx.log);
+  const t = config.train;
+  const pipeline = new StepPipeline({ base: { ...setup.stepInput, policies, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps, ...(sampler ? { sampler } : {}) });
   try {
-    return await runSteps(config, setup, ctx, policies, phases, latest, sampler);
+    return await runSteps(config, setup, ctx, pipeline, phases, latest);
   } finally {
     await sampler?.close();
   }
@@ -216,14 +218,12 @@ async function runSteps(
   config: ResolvedConfig,
   setup: RunSetup,
   ctx: TrainLoopContext,
-  policies: RunSetup['policies'],
+  pipeline: StepPipeline,
   phases: PhaseProgress,
   latest: Awaited<ReturnType<typeof loadNewestIntactCheckpoint>>,
-  sampler: RolloutWorker | undefined,
 ): Promise<TrainResult> {
   const t = config.train;
   let first = 0;
-  const pipeline = new StepPipeline({ base: { ...setup.stepInput, policies, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps, ...(sampler ? { sampler } : {}) });
   if (latest) {
     checkSameEngine(latest, setup.engine, ctx.allowEngineChange, ctx.log);
     const inFlight = readPipelineFile(latest.dir, t.max_steps_off_policy);
