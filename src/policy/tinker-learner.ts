@@ -24,7 +24,7 @@
  */
 import { policyLoss, type PolicyLossOptions } from '../algo/policy-loss.js';
 import type { TinkerTrainingModel } from '../tinker/tinker-client.js';
-import type { Datum } from '../tinker/types.js';
+import type { Datum, ForwardBackwardOutput } from '../tinker/types.js';
 import { TroupeError } from '../util/errors.js';
 
 /** One sampled response with its advantage (the embedded learner's TrainingSequence). */
@@ -84,11 +84,31 @@ function datum(s: TinkerTrainingSequence, responseWeights: ArrayLike<number>): D
   };
 }
 
+type Forwards = [ForwardBackwardOutput, ForwardBackwardOutput | undefined];
+
+/** A batch's forwards sent before its update (TinkerLearner.prefetch). */
+interface Prefetched {
+  /** The model's weightVersion when they were sent: they saw those weights. */
+  readonly weightVersion: number;
+  readonly sequences: readonly TinkerTrainingSequence[];
+  readonly forwards: Promise<Forwards>;
+}
+
+/** Same tokens, in the same order: the forwards of one batch are the forwards of the other. */
+function sameTokens(a: readonly TinkerTrainingSequence[], b: readonly TinkerTrainingSequence[]): boolean {
+  const equal = (x: readonly number[], y: readonly number[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+  return a.length === b.length && a.every((s, i) => equal(s.promptIds, b[i]!.promptIds) && equal(s.responseIds, b[i]!.responseIds));
+}
+
 export class TinkerLearner {
   readonly policyId: string;
   readonly model: TinkerTrainingModel;
   private readonly options: TinkerLearnerOptions;
   private readonly reference?: TinkerTrainingModel;
+  private prefetched: Prefetched | undefined;
+  private prefetchHits = 0;
+  /** Resolves once the running update has called optim_step: a prefetch is sent after it. */
+  private optimCalled: Promise<void> = Promise.resolve();
 
   /** `reference`: a never-trained LoRA training client of the base model, needed when options.loss.klCoef > 0. */
   constructor(init: { policyId: string; model: TinkerTrainingModel; options: TinkerLearnerOptions; reference?: TinkerTrainingModel }) {
@@ -101,16 +121,63 @@ export class TinkerLearner {
     this.reference = init.reference;
   }
 
+  /**
+   * Sends the forwards of the NEXT update's batch now (asynchronous training, where that batch
+   * exists while this update runs), so that the service runs them right after this update's
+   * optimizer step instead of after the trainer's turn-around. Waits for the running update to
+   * call optim_step first. `update` uses them only when its batch has the same tokens and no
+   * weight change was called since (the same weights, so the same numbers); otherwise it sends
+   * its own, and a prefetch is only wasted work.
+   */
+  async prefetch(sequences: readonly TinkerTrainingSequence[]): Promise<void> {
+    await this.optimCalled;
+    const usable = sequences.filter((s) => s.responseIds.length > 0);
+    if (usable.length === 0) return;
+    const forwards = this.forwards(usable);
+    // Its errors are update()'s to report, if it uses it; an unused one must not crash the process.
+    forwards.catch(() => undefined);
+    this.prefetched = { weightVersion: this.model.weightVersion, sequences: usable, forwards };
+  }
+
+  /** Updates that used forwards sent by `prefetch`. */
+  get prefetchesUsed(): number {
+    return this.prefetchHits;
+  }
+
+  /** The policy's forward of the batch and (with a KL penalty) the reference's, sent together. */
+  private forwards(usable: readonly TinkerTrainingSequence[]): Promise<Forwards> {
+    const unweighted = usable.map((s) => datum(s, []));
+    return Promise.all([
+      this.model.forwardBackward(unweighted, 'cross_entropy', { forwardOnly: true }),
+      this.options.loss.klCoef !== 0 ? this.reference!.forwardBackward(unweighted, 'cross_entropy', { forwardOnly: true }) : undefined,
+    ]);
+  }
+
+  /** The prefetched forwards if they are this batch's at the current weights. */
+  private takePrefetched(usable: readonly TinkerTrainingSequence[]): Promise<Forwards> | undefined {
+    const prefetched = this.prefetched;
+    this.prefetched = undefined;
+    if (prefetched === undefined || prefetched.weightVersion !== this.model.weightVersion || !sameTokens(prefetched.sequences, usable)) return undefined;
+    this.prefetchHits++;
+    return prefetched.forwards;
+  }
+
   /** One policy-gradient step at learning rate `lr`; resolves to the metrics and a sampler of the new weights. */
   async update(sequences: readonly TinkerTrainingSequence[], lr: number): Promise<{ metrics: TinkerUpdateMetrics; sampler: string }> {
+    let optimCalled!: () => void;
+    this.optimCalled = new Promise<void>((resolve) => (optimCalled = resolve));
+    try {
+      return await this.runUpdate(sequences, lr, optimCalled);
+    } finally {
+      optimCalled();
+    }
+  }
+
+  private async runUpdate(sequences: readonly TinkerTrainingSequence[], lr: number, optimCalled: () => void): Promise<{ metrics: TinkerUpdateMetrics; sampler: string }> {
     const usable = sequences.filter((s) => s.responseIds.length > 0);
     if (usable.length === 0) throw new TroupeError('invariant', `internal invariant broken: policy '${this.policyId}' was asked to update on no response tokens`);
     const withKl = this.options.loss.klCoef !== 0;
-    const unweighted = usable.map((s) => datum(s, []));
-    const [forward, reference] = await Promise.all([
-      this.model.forwardBackward(unweighted, 'cross_entropy', { forwardOnly: true }),
-      withKl ? this.reference!.forwardBackward(unweighted, 'cross_entropy', { forwardOnly: true }) : undefined,
-    ]);
+    const [forward, reference] = await (this.takePrefetched(usable) ?? this.forwards(usable));
     const flat = { logprobs_N: [] as number[], oldLogprobs_N: [] as number[], advantages_N: [] as number[], sequence_N: [] as number[], refLogprobs_N: [] as number[] };
     let freshGap = 0;
     usable.forEach((s, b) => {
@@ -146,7 +213,9 @@ export class TinkerLearner {
     const o = this.options;
     const adam = { learning_rate: lr, beta1: o.beta1 ?? 0.9, beta2: o.beta2 ?? 0.999, eps: o.eps ?? 1e-8, weight_decay: o.weightDecay, grad_clip_norm: o.gradClip };
     // Pipelined: the three requests go out together and run in seq_id order.
-    const [, step, sampler] = await Promise.all([this.model.forwardBackward(data, 'cross_entropy'), this.model.optimStep(adam), this.model.saveForSampler()]);
+    const sent = Promise.all([this.model.forwardBackward(data, 'cross_entropy'), this.model.optimStep(adam), this.model.saveForSampler()]);
+    optimCalled();
+    const [, step, sampler] = await sent;
     const gradNorm = step.metrics?.['grad_norm:mean'];
     return {
       metrics: {

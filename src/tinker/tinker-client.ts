@@ -171,6 +171,7 @@ export class TinkerClient {
 /** One LoRA training model; its ops get consecutive seq_ids in call order. */
 export class TinkerTrainingModel {
   private seq = 0;
+  private weightChanges = 0;
 
   constructor(
     readonly client: TinkerClient,
@@ -183,7 +184,16 @@ export class TinkerTrainingModel {
     return this.client.submitProto('/forward_backward', bytes).then((id) => this.client.result(id, 'forward_backward')) as Promise<ForwardBackwardOutput>;
   }
 
+  /**
+   * Optimizer steps and weight loads called so far. Ops run in call order, so a forward called
+   * while this reads n computes with the weights after the n-th of them.
+   */
+  get weightVersion(): number {
+    return this.weightChanges;
+  }
+
   optimStep(adam: AdamParams): Promise<{ metrics?: Record<string, number> }> {
+    this.weightChanges++;
     return this.op('/optim_step', { adam_params: adam }) as Promise<{ metrics?: Record<string, number> }>;
   }
 
@@ -198,6 +208,7 @@ export class TinkerTrainingModel {
   }
 
   async loadWeights(path: string, withOptimizer: boolean): Promise<void> {
+    this.weightChanges++;
     await this.op('/load_weights', { path, optimizer: withOptimizer });
   }
 

@@ -79,6 +79,12 @@ export async function rolloutStep<E extends Env>(input: TrainStepInput<E>, optio
   return { step: input.step, samples, episodes, rollout_s: (performance.now() - started) / 1000 };
 }
 
+/** A rollout's samples with group-relative advantages, and the training sequences of each policy. */
+export function trainingBatch<E extends Env>(input: Pick<TrainStepInput<E>, 'estimator' | 'filterZeroVariance' | 'policies'>, samples: readonly Sample[], staleness?: (s: Sample) => number) {
+  const advantaged = computeAdvantages(samples, input.estimator, { filterZeroVariance: input.filterZeroVariance });
+  return { advantaged, routed: routeSamples(advantaged.samples, new Set(input.policies.members.keys()), staleness) };
+}
+
 /**
  * Advantages, routing and one update per policy on a step's rollout. Policies update
  * concurrently (on a Tinker service each is its own training client; embedded updates run to
@@ -87,8 +93,7 @@ export async function rolloutStep<E extends Env>(input: TrainStepInput<E>, optio
 export async function updateStep<E extends Env>(input: TrainStepInput<E>, rolled: StepRollout, staleness?: (s: Sample) => number): Promise<TrainStepResult> {
   const started = performance.now();
   const { samples, episodes } = rolled;
-  const advantaged = computeAdvantages(samples, input.estimator, { filterZeroVariance: input.filterZeroVariance });
-  const routed = routeSamples(advantaged.samples, new Set(input.policies.members.keys()), staleness);
+  const { advantaged, routed } = trainingBatch(input, samples, staleness);
   const updates = new Map<string, PolicyUpdate>();
   await Promise.all(
     [...input.policies.members].map(async ([id, member]) => {

@@ -27,7 +27,7 @@ import type { Policy } from '../../policy/types.js';
 import type { Sample } from '../../rollout/types.js';
 import type { OffPolicyMetrics } from '../metrics/types.js';
 import type { PolicySet, PolicyUpdate } from '../policy-set.js';
-import { rolloutStep, stepTasks, updateStep, type StepRollout, type TrainStepInput, type TrainStepResult } from '../train-step.js';
+import { rolloutStep, stepTasks, trainingBatch, updateStep, type StepRollout, type TrainStepInput, type TrainStepResult } from '../train-step.js';
 import { assertWithinStaleness, sampleStaleness, splitStale, stalenessHistogram, tagVersions } from './staleness.js';
 
 /** What a checkpoint must hold besides the weights to resume an async run exactly. */
@@ -103,7 +103,10 @@ export class StepPipeline {
       result = await updateStep(input, this.take(step));
     } else if (this.overlap) {
       const pinned = pinnedPolicies(this.base.policies);
-      [result, next] = await Promise.all([this.update(input), sampleAhead ? this.rollout(ahead, pinned) : undefined]);
+      const updating = this.update(input);
+      const rolling = sampleAhead ? this.rollout(ahead, pinned) : undefined;
+      void this.prefetchNext(step + 1, rolling);
+      [result, next] = await Promise.all([updating, rolling]);
     } else if (this.sampler) {
       // The thread gets this step's weights (version k), starts R_{k+s}, and U_k runs here meanwhile.
       const elsewhere = sampleAhead ? this.rolloutElsewhere(this.sampler, ahead) : undefined;
@@ -114,6 +117,26 @@ export class StepPipeline {
     }
     if (next) this.pending.set(ahead, next);
     return result;
+  }
+
+  /**
+   * Tinker learners: U_{k+1}'s forwards go to the service as soon as its batch exists (R_{k+1}
+   * pending, or the rollout now beside U_k) and U_k has called its optimizer step, so they run
+   * there right after it (TinkerLearner.prefetch). Only a head start: U_{k+1} checks they are
+   * its batch's at its weights and sends its own otherwise, so any failure here is ignored.
+   */
+  private async prefetchNext(nextStep: number, rolling: Promise<StepRollout> | undefined): Promise<void> {
+    try {
+      const rolled = this.pending.get(nextStep) ?? (await rolling);
+      if (nextStep >= this.steps || rolled?.step !== nextStep) return;
+      const { routed } = trainingBatch(this.base, rolled.samples);
+      for (const [id, member] of this.base.policies.members) {
+        const sequences = routed.byPolicy.get(id) ?? [];
+        if (member.backend === 'tinker' && sequences.length > 0 && this.base.frozen?.has(id) !== true) member.learner.prefetch(sequences).catch(() => undefined);
+      }
+    } catch {
+      // U_{k+1} sends its own forwards and reports what failed.
+    }
   }
 
   private take(step: number): StepRollout {
