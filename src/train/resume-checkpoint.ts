@@ -11,6 +11,7 @@ import { basename, join } from 'node:path';
 import { TinkerUnreachableError } from '../tinker/tinker-unreachable-error.js';
 import { TroupeError } from '../util/errors.js';
 import { processAlive } from '../util/process-alive.js';
+import { checkPipelineFile } from './async/pipeline-file.js';
 import { listCheckpoints, loadTrainingCheckpoint, type CheckpointState } from './checkpoint-store.js';
 import type { PolicySet } from './policy-set.js';
 
@@ -70,6 +71,7 @@ export async function loadNewestIntactCheckpoint(runDir: string, policies: Polic
   const damaged: { dir: string; reason: string }[] = [];
   for (const checkpoint of all) {
     try {
+      checkPipelineFile(checkpoint.dir);
       const state = await loadTrainingCheckpoint(checkpoint.dir, policies);
       for (const d of damaged) {
         rmSync(`${d.dir}.damaged`, { recursive: true, force: true }); // one from an earlier fault

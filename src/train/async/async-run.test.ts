@@ -4,7 +4,7 @@
 // src/train/tinker-async.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTraining } from '../run-training.js';
 import { tinyRun } from '../tiny-run.test-helper.js';
@@ -75,6 +75,20 @@ for (const s of [1, 2]) {
     assert.equal(new Set(groups).size, trained, 'every group was trained exactly once');
   });
 }
+
+test('a damaged pipeline.json in the newest checkpoint: resume falls back to the one before and ends as the uninterrupted run', async () => {
+  const set = ['train.max_steps_off_policy=1'];
+  const whole = join(dir, 'whole-1');
+  if (!existsSync(whole)) await runTraining({ config, runDir: whole, stream: quiet, set });
+  const runDir = join(dir, 'damaged-pipeline');
+  await runTraining({ config, runDir, stream: quiet, set, stopAfterSteps: 3 });
+  const newest = join(runDir, 'checkpoints', 'step-000002', 'pipeline.json');
+  truncateSync(newest, Math.floor(statSync(newest).size / 2));
+  let printed = '';
+  await runTraining({ config, runDir, stream: { write: (text: string) => ((printed += text), true) }, set, resume: true });
+  assert.match(printed, /warning: checkpoint step-000002 is damaged \(.*pipeline\.json does not parse .*\); resuming from step-000001/);
+  assert.deepEqual(deterministic(runDir), deterministic(whole));
+});
 
 test('a group older than s when its update comes is sampled again (counted), never trained', async () => {
   const runDir = join(dir, 'requeue');

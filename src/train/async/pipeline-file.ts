@@ -27,9 +27,27 @@ export function readPipelineFile(checkpointDir: string, maxOffPolicy: number): P
     if (maxOffPolicy === 0) return undefined;
     throw new TroupeError('checkpoint', `${checkpointDir} has no ${PIPELINE_FILE}, so the rollouts in flight when it was saved are unknown; resume with the train.max_steps_off_policy the run started with`);
   }
-  const parsed = JSON.parse(readFileSync(path, 'utf8')) as { format?: number } & PipelineState;
-  if (parsed.format !== 1 || typeof parsed.versions !== 'object' || !Array.isArray(parsed.pending)) {
-    throw new TroupeError('checkpoint', `${path} is not a pipeline file Troupe wrote (format 1); the checkpoint is damaged, resume from an older one by deleting this checkpoint folder`);
+  return parsePipelineFile(path);
+}
+
+/**
+ * A checkpoint's pipeline file read and checked, if it has one: resuming treats one that does
+ * not parse (cut short, overwritten) as a damaged checkpoint and falls back to an older one.
+ */
+export function checkPipelineFile(checkpointDir: string): void {
+  const path = join(checkpointDir, PIPELINE_FILE);
+  if (existsSync(path)) parsePipelineFile(path);
+}
+
+function parsePipelineFile(path: string): PipelineState {
+  let parsed: { format?: number } & PipelineState;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8')) as { format?: number } & PipelineState;
+  } catch (error) {
+    throw new TroupeError('checkpoint', `${path} does not parse (${error instanceof Error ? error.message : String(error)}); the checkpoint is damaged`);
+  }
+  if (parsed?.format !== 1 || typeof parsed.versions !== 'object' || parsed.versions === null || !Array.isArray(parsed.pending)) {
+    throw new TroupeError('checkpoint', `${path} is not a pipeline file Troupe wrote (format 1); the checkpoint is damaged`);
   }
   return { versions: parsed.versions, pending: parsed.pending };
 }
