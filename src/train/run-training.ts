@@ -206,7 +206,9 @@ async function trainLoop(config: ResolvedConfig, setup: RunSetup, ctx: TrainLoop
   const policies = watchPolicySet(setup.stepInput.policies, phases);
   const sampler = await startRolloutWorker(config, setup.policies, ctx.log);
   const t = config.train;
-  const pipeline = new StepPipeline({ base: { ...setup.stepInput, policies, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps, ...(sampler ? { sampler } : {}) });
+  // The thread's rollout reports into the step's lines too (it may outlast the update beside it).
+  const ahead = sampler && { syncWeights: () => sampler.syncWeights(), rollout: (step: number) => sampler.rollout(step, (n) => phases.tick(`sampling step ${step + 1} on the sampling thread, ${n} completions so far`)) };
+  const pipeline = new StepPipeline({ base: { ...setup.stepInput, policies, seed: config.seed }, maxOffPolicy: t.max_steps_off_policy, steps: t.steps, ...(ahead ? { sampler: ahead } : {}) });
   try {
     return await runSteps(config, setup, ctx, pipeline, phases, latest);
   } finally {

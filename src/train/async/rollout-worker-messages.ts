@@ -24,6 +24,8 @@ export interface RolloutWorkerInit {
     readonly logitMask: Int32Array;
   }[];
   readonly roleToPolicy: readonly (readonly [string, string])[];
+  /** Least time between two progress messages of a rollout. */
+  readonly progressEveryMs: number;
 }
 
 export type WorkerRequest =
@@ -33,5 +35,7 @@ export type WorkerRequest =
 export type WorkerReply =
   | { readonly type: 'ready' }
   | { readonly type: 'rollout'; readonly id: number; readonly rollout: StepRollout }
+  /** Completions the rollout `id` has so far (at most one every progressEveryMs: long rollouts of big models). */
+  | { readonly type: 'progress'; readonly id: number; readonly completions: number }
   /** id -1: the thread failed to start, or a weights message failed (every later rollout is then wrong). */
   | { readonly type: 'error'; readonly id: number; readonly message: string; readonly category?: ErrorCategory };

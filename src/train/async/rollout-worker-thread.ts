@@ -46,17 +46,40 @@ async function start(): Promise<(request: WorkerRequest) => Promise<WorkerReply 
       return undefined;
     }
     const started = performance.now();
+    const counted = countingPolicies(byId, request.id);
     const { samples, episodes } = await rollout({
       team,
       source,
       tasks: stepTasks(request.step, config.rollout.tasks, source.size),
-      policyFor: (role) => byId.get(roleToPolicy.get(role)!)!,
+      policyFor: (role) => counted.get(roleToPolicy.get(role)!)!,
       options,
       seed: config.seed,
       step: request.step,
     });
     return { type: 'rollout', id: request.id, rollout: { step: request.step, samples, episodes, rollout_s: (performance.now() - started) / 1000 } };
   };
+}
+
+/** The policies, counting their completions into progress messages for rollout `id` (one every progressEveryMs at most). */
+function countingPolicies(byId: ReadonlyMap<string, Policy>, id: number): Map<string, Policy> {
+  let completions = 0;
+  let lastSent = performance.now();
+  const counted = new Map<string, Policy>();
+  for (const [policyId, inner] of byId) {
+    counted.set(policyId, {
+      id: inner.id,
+      sample: async (requests) => {
+        const out = await inner.sample(requests);
+        for (const row of out) completions += row.length;
+        if (performance.now() - lastSent >= init.progressEveryMs) {
+          lastSent = performance.now();
+          port.postMessage({ type: 'progress', id, completions } satisfies WorkerReply);
+        }
+        return out;
+      },
+    });
+  }
+  return counted;
 }
 
 function errorReply(id: number, error: unknown): WorkerReply {

@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig } from '../../config/load-config.js';
 import { runTraining } from '../run-training.js';
+import { setupRun } from '../setup-run.js';
+import { RolloutWorker } from './rollout-worker.js';
 import { cliPath, metricsWithoutTiming, tinyRun } from '../tiny-run.test-helper.js';
 import { getTask } from '../../envs/registry.js';
 import type { AnyTaskDefinition } from '../../envs/registry.js';
@@ -48,4 +51,21 @@ test('one thread, or a task defined in code, samples inline and says why', async
   const lines: string[] = [];
   await runTraining({ config, runDir: join(dir, 'code'), tasks: [mine], set: ['tasks.name=my-plan-path'], stream: { write: (t: string) => (lines.push(t), true) } });
   assert.match(lines.join(''), /task 'my-plan-path' comes from the tasks option, which a worker thread cannot import; give it as tasks.module/);
+});
+
+test('the thread reports a rollout\'s completions while it plays (the lines of a long step)', async () => {
+  const { dir, config } = tinyRun({ prefix: 'troupe-worker-progress-', map: 'shared', train: '{ steps: 2, eval_every: 0, eval_tasks: 2, max_steps_off_policy: 1 }' });
+  const resolved = loadConfig(config);
+  const setup = await setupRun(resolved, join(dir, 'run'), { log: () => {} });
+  const worker = await RolloutWorker.start({ config: resolved, policies: setup.policies, threads: 1, progressEveryMs: 0 });
+  try {
+    const seen: number[] = [];
+    const rolled = await worker.rollout(0, (n) => seen.push(n));
+    assert.ok(seen.length >= 2, `progress messages: ${seen.join(', ')}`);
+    assert.ok(seen.every((n, i) => n > 0 && (i === 0 || n > seen[i - 1]!)), `counts grow: ${seen.join(', ')}`);
+    assert.ok(seen.at(-1)! <= rolled.samples.length, 'no more completions than the samples played');
+  } finally {
+    await worker.close();
+    setup.policies.dispose();
+  }
 });

@@ -31,6 +31,7 @@ import type { RolloutWorkerInit, WorkerReply, WorkerRequest } from './rollout-wo
 interface Pending {
   readonly resolve: (rollout: StepRollout) => void;
   readonly reject: (error: Error) => void;
+  readonly progress?: (completions: number) => void;
 }
 
 export class RolloutWorker {
@@ -53,7 +54,7 @@ export class RolloutWorker {
   }
 
   /** Starts the thread with a copy of every embedded member's model; resolves once it can sample. */
-  static async start(init: { config: ResolvedConfig; policies: PolicySet; threads: number }): Promise<RolloutWorker> {
+  static async start(init: { config: ResolvedConfig; policies: PolicySet; threads: number; progressEveryMs?: number }): Promise<RolloutWorker> {
     const members = [...init.policies.members.values()].filter((m): m is EmbeddedMember => m.backend === 'embedded');
     if (members.length !== init.policies.members.size || members.length === 0) {
       throw new TroupeError('invariant', 'internal invariant broken: a rollout worker samples embedded policies only');
@@ -84,6 +85,7 @@ export class RolloutWorker {
       tokenizers: tokenizers.map((t): TokenizerTransfer => packTokenizer(t)),
       policies,
       roleToPolicy: [...init.policies.roleToPolicy],
+      progressEveryMs: init.progressEveryMs ?? 1000,
     };
     const worker = await startWorker(new URL('./rollout-worker-thread.js', import.meta.url), { workerData, transferList: transfer }).catch((error: Error) => {
       throw new TroupeError('engine', `the sampling thread could not start: ${error.message}`, { cause: error });
@@ -105,12 +107,13 @@ export class RolloutWorker {
   /**
    * Step `step`'s rollout, played on the thread with the weights last sent. Until it is back,
    * this thread's kernels keep only their share of the threads (native kernels; WebAssembly
-   * ones keep all of theirs).
+   * ones keep all of theirs). `progress` hears its completions so far (at most once every
+   * `progressEveryMs`, default a second) whenever this thread is free to listen.
    */
-  rollout(step: number): Promise<StepRollout> {
+  rollout(step: number, progress?: (completions: number) => void): Promise<StepRollout> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
-    const result = new Promise<StepRollout>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const result = new Promise<StepRollout>((resolve, reject) => this.pending.set(id, { resolve, reject, ...(progress ? { progress } : {}) }));
     const kernels = this.models[0]!.kernels;
     const all = kernels.threads;
     kernels.setThreads?.(Math.max(1, all - this.threads));
@@ -134,6 +137,10 @@ export class RolloutWorker {
       return;
     }
     const waiting = this.pending.get(reply.id);
+    if (reply.type === 'progress') {
+      waiting?.progress?.(reply.completions);
+      return;
+    }
     this.pending.delete(reply.id);
     if (reply.type === 'rollout') waiting?.resolve(reply.rollout);
     else waiting?.reject(new TroupeError(reply.category ?? 'engine', reply.message));
