@@ -12,8 +12,8 @@
  *      `optim_step` with Troupe's AdamW settings, then `save_weights_for_sampler`:
  *      three requests sent back to back (pipelined; the service runs them in seq_id order).
  *
- * Asynchronous training knows the next batch while an update runs: `prefetch` sends step 1 for
- * it right after this update's optim_step, and the next `update` takes those results when they
+ * Asynchronous training knows the next batch while an update runs: `prefetch` sends its forwards
+ * (step 1 above) right after this update's optim_step, and the next `update` takes them when they
  * are its batch's at its weights (TinkerTrainingModel.weightVersion).
  *
  * With a KL penalty (train.kl_coef > 0) the reference is the base model, as for an embedded
