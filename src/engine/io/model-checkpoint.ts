@@ -49,7 +49,7 @@ export function saveModelAdapter(dir: string, model: LlamaModel, name: string, o
 /** Loads a PEFT adapter folder into `model` under `name` (which must not exist yet). */
 export function loadModelAdapter(model: LlamaModel, dir: string, name: string): LoraAdapter {
   const { config, tensors } = loadLoraAdapter(dir, model.config);
-  const adapter = model.addAdapter(name, { r: config.r, alpha: config.alpha, targetModules: config.targetModules, ...(config.rslora === true ? { rslora: true } : {}) }, 0);
+  const adapter = model.addAdapter(name, { r: config.r, alpha: config.alpha, targetModules: config.targetModules, ...(config.rslora === true ? { rslora: true } : {}), ...(config.head === true ? { head: true } : {}) }, 0);
   for (const [tensorName, tensor] of adapter.parameters) tensor.data.set((tensors.get(tensorName) as NamedTensor).data);
   return adapter;
 }

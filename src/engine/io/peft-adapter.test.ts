@@ -114,3 +114,24 @@ test('an rsLoRA adapter is written with use_rslora true and reloads as rsLoRA', 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an adapter with a head pair (train_unembed) saves lm_head as a PEFT target and loads back', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-peft-head-'));
+  try {
+    const withHead: LoraAdapterConfig = { ...lora, head: true };
+    const shapes = expectedLoraShapes(base, withHead);
+    assert.deepEqual(shapes.get('base_model.model.lm_head.lora_A.weight'), [2, 8]);
+    assert.deepEqual(shapes.get('base_model.model.lm_head.lora_B.weight'), [16, 2]);
+    const tensors = new Map([...shapes].map(([name, shape]) => [name, { shape, data: fillNormal(new Float32Array(shapeSize(shape)), Rng.derive(5, name), 1) }]));
+    const out = join(dir, 'adapter');
+    saveLoraAdapter(out, { config: withHead, tensors }, base);
+    assert.deepEqual(JSON.parse(readFileSync(join(out, 'adapter_config.json'), 'utf8')).target_modules, ['q_proj', 'v_proj', 'down_proj', 'lm_head']);
+    const loaded = loadLoraAdapter(out, base);
+    assert.deepEqual(loaded.config, withHead);
+    assert.deepEqual(loaded.tensors.get('base_model.model.lm_head.lora_B.weight')!.data, tensors.get('base_model.model.lm_head.lora_B.weight')!.data);
+    assert.equal(parseAdapterConfig({ peft_type: 'LORA', r: 2, lora_alpha: 4, target_modules: ['lm_head'] }).head, true, 'the head alone is an adapter');
+    assert.equal(parseAdapterConfig({ peft_type: 'LORA', r: 2, lora_alpha: 4, target_modules: ['q_proj'] }).head, undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

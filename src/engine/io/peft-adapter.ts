@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { TroupeError } from '../../util/errors.js';
 import type { LlamaConfig } from '../model/llama-config.js';
 import { LINEAR_MODULES, linearShape, type LinearModule } from '../model/llama-params.js';
-import { loraParameterName, type LoraConfig } from '../model/lora.js';
+import { loraHeadParameterName, loraParameterName, type LoraConfig } from '../model/lora.js';
 import { writeFolderAtomic } from './atomic-write.js';
 import { readJsonFile } from './checkpoint.js';
 import { encodeSafetensors, readSafetensors } from './safetensors.js';
@@ -46,6 +46,10 @@ export function expectedLoraShapes(base: LlamaConfig, lora: LoraConfig): Map<str
       shapes.set(loraParameterName(layer, module, 'B'), [out, lora.r]);
     }
   }
+  if (lora.head === true) {
+    shapes.set(loraHeadParameterName('A'), [lora.r, base.hidden_size]);
+    shapes.set(loraHeadParameterName('B'), [base.vocab_size, lora.r]);
+  }
   return shapes;
 }
 
@@ -71,7 +75,7 @@ function adapterConfigJson(config: LoraAdapterConfig): Record<string, unknown> {
     r: config.r,
     lora_alpha: config.alpha,
     lora_dropout: 0.0,
-    target_modules: [...config.targetModules],
+    target_modules: [...config.targetModules, ...(config.head === true ? [HEAD_TARGET] : [])],
     bias: 'none',
     fan_in_fan_out: false,
     inference_mode: true,
@@ -83,6 +87,9 @@ function adapterConfigJson(config: LoraAdapterConfig): Record<string, unknown> {
     revision: null,
   };
 }
+
+/** PEFT's target name of the output head (Tinker's train_unembed). */
+const HEAD_TARGET = 'lm_head';
 
 /** The task types whose adapted model is the causal LM Troupe runs (null: peft saved none). */
 const CAUSAL_TASK_TYPES: readonly unknown[] = [undefined, null, 'CAUSAL_LM'];
@@ -144,10 +151,11 @@ export function parseAdapterConfig(json: unknown, source = ADAPTER_CONFIG_FILE):
   }
   if (!Number.isInteger(raw.r) || (raw.r as number) <= 0) throw bad(`r must be a positive integer, got ${JSON.stringify(raw.r)}`);
   if (typeof raw.lora_alpha !== 'number' || !(raw.lora_alpha > 0)) throw bad(`lora_alpha must be a positive number, got ${JSON.stringify(raw.lora_alpha)}`);
-  const targets = targetModulesOf(raw.target_modules);
+  const head = Array.isArray(raw.target_modules) && raw.target_modules.includes(HEAD_TARGET);
+  const targets = targetModulesOf(Array.isArray(raw.target_modules) ? raw.target_modules.filter((t) => t !== HEAD_TARGET) : raw.target_modules);
   const allowed: readonly string[] = LINEAR_MODULES;
-  if (targets === undefined || targets.length === 0 || !targets.every((t) => allowed.includes(t as string))) {
-    throw bad(`target_modules must be "all-linear" or a non-empty list of ${allowed.join(', ')}; got ${JSON.stringify(raw.target_modules)}`);
+  if (targets === undefined || (targets.length === 0 && !head) || !targets.every((t) => allowed.includes(t as string))) {
+    throw bad(`target_modules must be "all-linear" or a non-empty list of ${allowed.join(', ')} (and ${HEAD_TARGET}); got ${JSON.stringify(raw.target_modules)}`);
   }
   for (const { key, off, needs } of UNSUPPORTED_OPTIONS) {
     if (raw[key] !== undefined && !off(raw[key])) throw bad(`${key}: ${JSON.stringify(raw[key])} is not supported (it needs ${needs}); re-train or re-save the adapter without it`);
@@ -158,17 +166,30 @@ export function parseAdapterConfig(json: unknown, source = ADAPTER_CONFIG_FILE):
     alpha: raw.lora_alpha,
     targetModules: [...new Set(targets as LinearModule[])],
     ...(raw.use_rslora === true ? { rslora: true } : {}),
+    ...(head ? { head: true } : {}),
     baseModelNameOrPath: typeof raw.base_model_name_or_path === 'string' ? raw.base_model_name_or_path : '',
   };
 }
 
+/**
+ * The files of an adapter folder, as bytes (validated against the base model's config first;
+ * `source` names the adapter in errors). saveLoraAdapter writes them; the Tinker server's
+ * checkpoint archive streams them.
+ *
+ *   for (const { name, bytes } of loraAdapterFiles(adapter, model.config, 'my adapter')) ...
+ */
+export function loraAdapterFiles(adapter: PeftAdapter, base: LlamaConfig, source: string): Array<{ name: string; bytes: Uint8Array }> {
+  checkLoraTensors(base, adapter.config, adapter.tensors, source);
+  return [
+    { name: ADAPTER_CONFIG_FILE, bytes: new TextEncoder().encode(`${JSON.stringify(adapterConfigJson(adapter.config), null, 2)}\n`) },
+    { name: ADAPTER_WEIGHTS_FILE, bytes: encodeSafetensors(adapter.tensors, { format: 'pt' }) },
+  ];
+}
+
 /** Writes an adapter folder atomically (validated against the base model's config first). */
 export function saveLoraAdapter(dir: string, adapter: PeftAdapter, base: LlamaConfig, options: { overwrite?: boolean } = {}): void {
-  checkLoraTensors(base, adapter.config, adapter.tensors, dir);
-  writeFolderAtomic(dir, [
-    { name: ADAPTER_CONFIG_FILE, contents: () => `${JSON.stringify(adapterConfigJson(adapter.config), null, 2)}\n` },
-    { name: ADAPTER_WEIGHTS_FILE, contents: () => encodeSafetensors(adapter.tensors, { format: 'pt' }) },
-  ], options);
+  const files = loraAdapterFiles(adapter, base, dir);
+  writeFolderAtomic(dir, files.map(({ name, bytes }) => ({ name, contents: () => bytes })), options);
 }
 
 /** Loads a PEFT LoRA adapter folder and checks it fits `base`. */

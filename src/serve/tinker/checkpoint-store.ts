@@ -13,8 +13,9 @@
 import { formatTinkerPath, parseTinkerPath } from '../../tinker/tinker-path.js';
 import type { LoraConfigWire } from '../../tinker/types.js';
 import { adapterBytes } from './check-training-requests.js';
+import type { CheckpointPatch } from './checkpoint-flags.js';
 import type { AdapterBudget } from './adapter-budget.js';
-import type { BaseModels } from './base-models.js';
+import type { BaseModels, LoadedBase } from './base-models.js';
 import { optionalText, text, type Body } from './request-fields.js';
 import { SamplerSnapshots, type SamplerTarget } from './sampler-snapshots.js';
 import { SavedWeights, snapshotBytes } from './saved-weights.js';
@@ -102,6 +103,25 @@ export class CheckpointStore {
     const deleted = parsed.kind === 'weights' ? this.saved.delete(path) : this.samplers.deleteNamed(path);
     if (!deleted) throw new TinkerApiError(404, `no checkpoint at ${path}`);
     return { type: 'delete_checkpoint', path };
+  }
+
+  /**
+   * Publishes, unpublishes or (re)sets the expiry of the checkpoint at `path` (training weights:
+   * kept in --state-dir; named sampler weights: in memory); the updated record, or a 404.
+   */
+  updateCheckpoint(path: string, patch: CheckpointPatch): CheckpointRecord {
+    this.sweepExpired();
+    const updated = parseTinkerPath(path).kind === 'weights' ? this.saved.update(path, patch) : this.samplers.update(path, patch);
+    if (updated === undefined) throw new TinkerApiError(404, `no checkpoint at ${path}; GET training_runs/<model_id>/checkpoints lists them`);
+    return updated;
+  }
+
+  /** The adapter saved at `path` (training weights or named sampler weights) with its base, for an archive; or a 404. */
+  checkpointWeights(path: string): { snapshot: AdapterSnapshot; base: LoadedBase; record: CheckpointRecord } {
+    const record = this.list().find((c) => c.path === path);
+    const snapshot = record === undefined ? undefined : parseTinkerPath(path).kind === 'weights' ? this.saved.get(path) : this.samplers.weightsOf(path);
+    if (record === undefined || snapshot === undefined) throw new TinkerApiError(404, `no checkpoint at ${path} (deleted, expired, or never saved); GET training_runs/<model_id>/checkpoints lists them`);
+    return { snapshot, base: this.bases.get(snapshot.baseModel), record };
   }
 
   weightsInfo(body: Body): Record<string, unknown> {

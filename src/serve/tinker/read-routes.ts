@@ -24,7 +24,7 @@ function checkpointsOf(service: TinkerService, id: string): CheckpointRecord[] {
   return service.store.list().filter((c) => parseTinkerPath(c.path).modelId === id);
 }
 
-function knownRun(service: TinkerService, id: string): RunRecord {
+export function knownRun(service: TinkerService, id: string): RunRecord {
   const run = findRun(service, id);
   if (!run) throw new TinkerApiError(404, `unknown training run ${JSON.stringify(id).slice(0, 100)}; GET training_runs lists them`);
   return run;

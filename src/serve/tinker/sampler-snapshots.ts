@@ -7,7 +7,9 @@
  *   snapshots.freeze(model, path, { named: false, time });   // path now samples the adapter as it is
  */
 import type { LoraConfigWire } from '../../tinker/types.js';
+import type { CheckpointPatch } from './checkpoint-flags.js';
 import type { LoadedBase } from './base-models.js';
+import { withPatch } from './saved-weights.js';
 import { TrainingModel, type AdapterSnapshot } from './training-model.js';
 import type { CheckpointRecord } from './training-runs.js';
 
@@ -69,6 +71,23 @@ export class SamplerSnapshots {
     if (!this.named.has(path)) return false;
     this.drop(path);
     return true;
+  }
+
+  /** Publishes or expires named sampler weights (kept in memory: they do not outlive the server); undefined when there are none at `path`. */
+  update(path: string, patch: CheckpointPatch): CheckpointRecord | undefined {
+    const record = this.named.get(path);
+    if (record === undefined) return undefined;
+    const updated = withPatch(record, patch);
+    this.named.set(path, updated);
+    return updated;
+  }
+
+  /** The adapter weights `path` samples (for the checkpoint archive), or undefined. */
+  weightsOf(path: string): AdapterSnapshot | undefined {
+    const t = this.targets.get(path);
+    const adapter = t?.adapter === undefined ? undefined : t.base.model.adapters.get(t.adapter);
+    if (adapter === undefined || t?.lora === undefined) return undefined;
+    return { baseModel: t.base.name, lora: t.lora, alpha: adapter.config.alpha, tensors: new Map([...adapter.parameters].map(([name, p]) => [name, p.data as Float32Array])) };
   }
 
   /** Named sampler weights whose ttl_seconds ran out are freed. */

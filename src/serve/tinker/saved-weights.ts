@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { parseHeaderJson, readHeaderLength, readSafetensors, writeSafetensors } from '../../engine/io/safetensors.js';
 import { loraHeadParameterName } from '../../engine/model/lora.js';
 import { processAlive } from '../../util/process-alive.js';
+import { CheckpointFlags, type CheckpointPatch } from './checkpoint-flags.js';
 import { TinkerApiError } from './tinker-api-error.js';
 import type { AdapterSnapshot } from './training-model.js';
 
@@ -34,16 +35,20 @@ export interface SavedRecord {
   readonly time: Date;
   readonly expiresAt?: Date;
   readonly sizeBytes: number;
+  /** Published (POST .../publish); kept in checkpoint-flags.json. */
+  readonly public?: boolean;
 }
 
 export class SavedWeights {
   private readonly memory = new Map<string, AdapterSnapshot>();
   private readonly records = new Map<string, SavedRecord>();
+  private readonly flags: CheckpointFlags;
 
   constructor(
     private readonly stateDir?: string,
     private readonly now: () => number = Date.now,
   ) {
+    this.flags = new CheckpointFlags(stateDir);
     if (stateDir === undefined) return;
     mkdirSync(stateDir, { recursive: true });
     for (const file of readdirSync(stateDir)) {
@@ -79,15 +84,27 @@ export class SavedWeights {
         throw notWritten(path, error);
       }
     }
+    this.flags.forget(path); // a new save under the name starts private, with its own ttl
     const record = { path, baseModel: snapshot.baseModel, loraRank: snapshot.lora.rank, time, ...(expiresAt ? { expiresAt } : {}), sizeBytes: snapshotBytes(snapshot) };
     this.records.set(path, record);
     return record;
+  }
+
+  /** Publishes or expires `path` (checkpoint-admin routes); the updated record, or undefined when nothing is saved there. */
+  update(path: string, patch: CheckpointPatch): SavedRecord | undefined {
+    const record = this.has(path) ? this.records.get(path)! : undefined;
+    if (record === undefined) return undefined;
+    this.flags.set(path, patch);
+    const updated = withPatch(record, patch);
+    this.records.set(path, updated);
+    return updated;
   }
 
   /** Forgets `path` in memory and on disk (delete_checkpoint); false when nothing was saved there. */
   delete(path: string): boolean {
     const known = this.records.delete(path);
     this.memory.delete(path);
+    this.flags.forget(path);
     if (this.stateDir !== undefined) rmSync(this.file(path), { force: true });
     return known;
   }
@@ -123,7 +140,8 @@ export class SavedWeights {
       const metadata = readMetadata(full);
       const stat = statSync(full);
       const time = metadata.saved_at ? new Date(metadata.saved_at) : stat.mtime;
-      this.records.set(path, { path, baseModel: metadata.base_model ?? '', loraRank: Number((JSON.parse(metadata.lora ?? '{}') as { rank?: number }).rank ?? 0), time, ...(metadata.expires_at ? { expiresAt: new Date(metadata.expires_at) } : {}), sizeBytes: stat.size });
+      const saved = { path, baseModel: metadata.base_model ?? '', loraRank: Number((JSON.parse(metadata.lora ?? '{}') as { rank?: number }).rank ?? 0), time, ...(metadata.expires_at ? { expiresAt: new Date(metadata.expires_at) } : {}), sizeBytes: stat.size };
+      this.records.set(path, withPatch(saved, this.flags.get(path)));
     } catch {
       // A damaged file is not offered; load_weights of it then says it is not there.
     }
@@ -132,6 +150,13 @@ export class SavedWeights {
   private file(path: string): string {
     return join(this.stateDir!, `${encodeURIComponent(path)}${SUFFIX}`);
   }
+}
+
+/** `record` with a publish / ttl change applied (`expiresAt` null: no expiry). */
+export function withPatch<T extends { readonly expiresAt?: Date; readonly public?: boolean }>(record: T, patch: CheckpointPatch): T {
+  const { expiresAt, ...rest } = record;
+  const expiry = patch.expiresAt === undefined ? expiresAt : (patch.expiresAt ?? undefined);
+  return { ...rest, ...(expiry === undefined ? {} : { expiresAt: expiry }), ...(patch.public === undefined ? {} : { public: patch.public }) } as T;
 }
 
 /**

@@ -15,6 +15,7 @@ import { decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSample
 import { API_PREFIX, PROTOBUF_CONTENT_TYPE, type ClientConfig, type ForwardBackwardOutput, type ForwardBackwardRequest, type SampleResponse } from '../../tinker/types.js';
 import { closeGracefully, createJsonServer, listen, readBody, sendJson } from '../http-plumbing.js';
 import { TroupeError } from '../../util/errors.js';
+import { serveCheckpointAdmin } from './checkpoint-admin-routes.js';
 import { asApiError } from './future-queue.js';
 import { LIMIT_FLAGS } from './limits.js';
 import { listSessions, listTrainingRuns, listUserCheckpoints, trainingRunRoute } from './read-routes.js';
@@ -118,6 +119,20 @@ function routes(service: TinkerService): { post: Record<string, Handler>; get: R
   };
 }
 
+/** A request's JSON object body ({} when empty or not `json`), or a 400/413 saying what is wrong with it. */
+async function readJsonBody(req: IncomingMessage, limit: number, json = true): Promise<{ raw: Buffer; body: Body }> {
+  const raw = await readBody(req, limit, () => new TinkerApiError(413, `request body exceeds ${limit} bytes (${LIMIT_FLAGS.maxBodyBytes}); send smaller chunks`));
+  if (raw.length === 0 || !json) return { raw, body: {} };
+  let body: Body;
+  try {
+    body = JSON.parse(raw.toString('utf8')) as Body;
+  } catch (error) {
+    throw new TinkerApiError(400, `the request body is not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TinkerApiError(400, 'the request body must be a JSON object');
+  return { raw, body };
+}
+
 /** Path and query string of a request URL. */
 function splitUrl(url: string): [string, string] {
   const q = url.indexOf('?');
@@ -153,6 +168,8 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
     if (path === '/health' || path === `${API_PREFIX}/healthz`) return sendJson(res, 200, { status: 'ok' });
     if (!path.startsWith(`${API_PREFIX}/`)) throw new TinkerApiError(404, `no route ${req.method} ${path}; the Tinker API lives under ${API_PREFIX}/`);
     const route = path.slice(API_PREFIX.length);
+    const readJson = async () => (await readJsonBody(req, service.limits.maxBodyBytes)).body;
+    if (await serveCheckpointAdmin({ service, req, res, route, readJson })) return;
     if (req.method === 'DELETE') {
       if (!route.startsWith('/training_runs/')) throw new TinkerApiError(404, `no route DELETE ${path}; DELETE serves ${API_PREFIX}/training_runs/<model_id>/checkpoints/<checkpoint_id>`);
       return sendJson(res, 200, deleteCheckpoint(service, route.slice('/training_runs/'.length)));
@@ -164,17 +181,7 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
     }
     const handler = req.method === 'POST' ? table.post[route] : undefined;
     if (handler === undefined && !(req.method === 'POST' && route === '/retrieve_future')) throw new TinkerApiError(404, `no route ${req.method} ${path}; POST routes: ${[...Object.keys(table.post), '/retrieve_future'].join(', ')}`);
-    const limit = service.limits.maxBodyBytes;
-    const raw = await readBody(req, limit, () => new TinkerApiError(413, `request body exceeds ${limit} bytes (${LIMIT_FLAGS.maxBodyBytes}); send smaller chunks`));
-    let body: Body = {};
-    if (route !== '/forward_backward' && raw.length > 0) {
-      try {
-        body = JSON.parse(raw.toString('utf8')) as Body;
-      } catch (error) {
-        throw new TinkerApiError(400, `the request body is not valid JSON (${(error as Error).message})`);
-      }
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TinkerApiError(400, 'the request body must be a JSON object');
-    }
+    const { raw, body } = await readJsonBody(req, service.limits.maxBodyBytes, route !== '/forward_backward');
     if (handler !== undefined) {
       const answer = handler(body, raw, req);
       if (sim && typeof (answer as { request_id?: unknown }).request_id === 'string') sim.admit((answer as { request_id: string }).request_id, simulatedLane(route, body, raw));

@@ -73,7 +73,8 @@ export class TinkerService {
   readonly limits: TinkerLimits;
   private readonly seed: number;
   readonly loraAlpha: number;
-  private readonly now: () => number;
+  /** The clock checkpoint times and expiries use. */
+  readonly now: () => number;
   readonly sessions = new Map<string, Session>();
   private readonly models = new Map<string, TrainingModel>();
   /** Every training run this server made (kept after unload_model, for GET training_runs). */

@@ -30,3 +30,17 @@ export async function startTinkerTestServer(options: Partial<TinkerServeOptions>
     },
   };
 }
+
+/** One raw HTTP call to a Tinker server's API (no redirects followed): status, headers, and the JSON body when there is one. */
+export async function apiCall(server: { url: string }, method: string, route: string, body?: unknown): Promise<{ status: number; headers: Headers; json: any }> {
+  const init: RequestInit = { method, redirect: 'manual', ...(body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) }) };
+  const res = await fetch(`${server.url}/api/v1${route}`, init);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** The route of a checkpoint's admin action: `/training_runs/<id>/checkpoints/<kind>/<name>/<action>`. */
+export function checkpointRoute(tinkerPath: string, action: string): string {
+  const [, run, kind, name] = /^tinker:\/\/(.+)\/(weights|sampler_weights)\/([^/]+)$/.exec(tinkerPath)!;
+  return `/training_runs/${encodeURIComponent(run!)}/checkpoints/${kind}/${encodeURIComponent(name!)}/${action}`;
+}

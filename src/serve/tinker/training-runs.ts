@@ -20,6 +20,8 @@ export interface CheckpointRecord {
   readonly time: Date;
   readonly expiresAt?: Date;
   readonly sizeBytes?: number;
+  /** Published with POST training_runs/<id>/checkpoints/<checkpoint_id>/publish. */
+  readonly public?: boolean;
 }
 
 /** One training run as the service knows it. */
@@ -41,7 +43,7 @@ export function checkpointJson(c: CheckpointRecord): Record<string, unknown> {
     time: c.time.toISOString(),
     tinker_path: c.path,
     size_bytes: c.sizeBytes ?? null,
-    public: false,
+    public: c.public === true,
     expires_at: c.expiresAt?.toISOString() ?? null,
   };
 }
