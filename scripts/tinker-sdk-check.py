@@ -12,14 +12,21 @@ an unknown model and an out-of-vocabulary token. Then what real clients rely on:
 sample also when `stop` is given; a prompt plus max_tokens past the context is an error naming
 both; get_training_run / list_checkpoints / weights_info after saving (train_unembed, the SDK's
 default, trained and reported); create_training_client_from_state resumes the same weights;
-ttl_seconds removes a checkpoint; bad Adam parameters, NaN loss inputs and a num_samples over
+ttl_seconds removes a checkpoint; publish / unpublish, set_checkpoint_ttl and the checkpoint
+archive (downloaded and extracted as tinker-cookbook's weights.download does); bad Adam parameters, NaN loss inputs and a num_samples over
 the cap are refused. Token ids are used directly (no tokenizer
 download): any vocabulary of >= 64 ids works. With TOKENIZER_IDS=N set (a model whose rows
 past N have no token), the base model's sampler must return such padded ids as sampled.
 """
+import datetime
+import json
 import os
+import struct
 import sys
+import tarfile
+import tempfile
 import time
+import urllib.request
 
 import tinker
 from tinker import types
@@ -151,6 +158,46 @@ check("create_training_client_from_state resumes the same weights (head included
 no_head = service.create_lora_training_client(base_model=MODEL, rank=4, train_unembed=False)
 nh_path = no_head.save_state("no-head").result(timeout=TIMEOUT).path
 check("train_unembed=False is reported as such", rest.get_weights_info_by_tinker_path(nh_path).result(timeout=TIMEOUT).train_unembed is False)
+
+
+
+def listed_checkpoint(path: str):
+    return next((c for c in rest.list_checkpoints(info.model_id).result(timeout=TIMEOUT).checkpoints if c.tinker_path == path), None)
+
+
+# The rest client's checkpoint admin: publish / unpublish, set_checkpoint_ttl, the archive URL.
+rest.publish_checkpoint_from_tinker_path(saved.path).result(timeout=TIMEOUT)
+published = listed_checkpoint(saved.path).public
+rest.unpublish_checkpoint_from_tinker_path(saved.path).result(timeout=TIMEOUT)
+check("publish / unpublish_checkpoint_from_tinker_path flip the listing's public flag", published is True and listed_checkpoint(saved.path).public is False)
+expect_error("  ... publishing an unknown checkpoint is an error", lambda: rest.publish_checkpoint_from_tinker_path(saved.path + "-missing").result(timeout=TIMEOUT))
+ttl_path = tc.save_state("ttl-set").result(timeout=TIMEOUT).path
+rest.set_checkpoint_ttl_from_tinker_path(ttl_path, 3600).result(timeout=TIMEOUT)
+expires = listed_checkpoint(ttl_path).expires_at
+in_an_hour = expires is not None and abs((expires - datetime.datetime.now(datetime.timezone.utc)).total_seconds() - 3600) < 60
+rest.set_checkpoint_ttl_from_tinker_path(ttl_path, None).result(timeout=TIMEOUT)
+check("set_checkpoint_ttl_from_tinker_path sets expires_at, None removes it", in_an_hour and listed_checkpoint(ttl_path).expires_at is None, f"expires_at {expires}")
+rest.set_checkpoint_ttl_from_tinker_path(ttl_path, 1).result(timeout=TIMEOUT)
+time.sleep(1.5)
+check("  ... a checkpoint whose new ttl ran out is gone", listed_checkpoint(ttl_path) is None)
+expect_error("  ... and loading it is an error", lambda: tc.load_state(ttl_path).result(timeout=TIMEOUT))
+expect_error("  ... a negative ttl_seconds is refused", lambda: rest.set_checkpoint_ttl_from_tinker_path(saved.path, -5).result(timeout=TIMEOUT))
+archive = rest.get_checkpoint_archive_url_from_tinker_path(saved.path).result(timeout=TIMEOUT)
+with tempfile.TemporaryDirectory() as tmp:
+    urllib.request.urlretrieve(archive.url, f"{tmp}/a.tar")
+    with tarfile.open(f"{tmp}/a.tar", "r") as tar:
+        names = sorted(tar.getnames())
+        safe = all(m.isfile() for m in tar.getmembers())
+        tar.extractall(f"{tmp}/out")
+    config = json.load(open(f"{tmp}/out/adapter_config.json"))
+    raw = open(f"{tmp}/out/adapter_model.safetensors", "rb").read()
+    header = json.loads(raw[8 : 8 + struct.unpack("<Q", raw[:8])[0]])
+tensors = [k for k in header if k != "__metadata__"]
+check(
+    "get_checkpoint_archive_url: a tar of the PEFT adapter (lm_head for train_unembed)",
+    names == ["adapter_config.json", "adapter_model.safetensors"] and safe and config["r"] == 8 and "lm_head" in config["target_modules"] and "base_model.model.lm_head.lora_A.weight" in tensors,
+    f"{names}, {len(tensors)} tensors, url expires {archive.expires}",
+)
 
 short = tc.save_state("short-lived", ttl_seconds=1).result(timeout=TIMEOUT)
 time.sleep(1.5)
