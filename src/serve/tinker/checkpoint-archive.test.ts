@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { saveModelAdapter } from '../../engine/io/model-checkpoint.js';
+import { loadModelAdapter, saveModelAdapter } from '../../engine/io/model-checkpoint.js';
+import { loraHeadParameterName } from '../../engine/model/lora.js';
 import type { TinkerTrainingModel } from '../../tinker/tinker-client.js';
 import { testDir } from '../../util/test-dir.test-helper.js';
 import { apiCall, checkpointRoute, startTinkerTestServer, type TinkerTestServer } from './tinker-test-server.test-helper.js';
@@ -80,6 +81,12 @@ test('named sampler weights and a train_unembed adapter (lm_head target) archive
   const got = await downloaded(path, 'sampler');
   assertSameFiles(got, expected);
   assert.ok(JSON.parse(readFileSync(join(got, 'adapter_config.json'), 'utf8')).target_modules.includes('lm_head'));
+  const base = t.server.service.bases.get('tiny').model;
+  const loaded = loadModelAdapter(base, got, 'loaded-from-archive'); // what `--adapter` does with the download
+  const head = loaded.parameters.get(loraHeadParameterName('B'))!.data;
+  assert.ok(head.some((x) => x !== 0), 'the head pair came back');
+  assert.notDeepEqual(head, base.adapters.get(headModel.modelId)!.parameters.get(loraHeadParameterName('B'))!.data, 'the saved copy, not the live adapter');
+  base.removeAdapter('loaded-from-archive');
 });
 
 test('archives of deleted checkpoints and unknown runs are 404s; a wrong method is a 405', async () => {
