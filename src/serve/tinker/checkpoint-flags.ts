@@ -8,7 +8,7 @@
  *   flags.set('tinker://run/weights/step-3', { public: true });
  *   flags.get('tinker://run/weights/step-3');   // { public: true }
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../engine/io/atomic-write.js';
 
@@ -29,13 +29,21 @@ interface StoredFlags {
 export class CheckpointFlags {
   private readonly flags = new Map<string, StoredFlags>();
 
-  constructor(private readonly stateDir?: string) {
+  /** `warn`: one line when the flags file is damaged (default: stderr, the server's log). */
+  constructor(
+    private readonly stateDir?: string,
+    warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ) {
     const file = this.file();
     if (file === undefined || !existsSync(file)) return;
     try {
       for (const [path, stored] of Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, StoredFlags>)) this.flags.set(path, stored);
-    } catch {
-      // A damaged flags file (hand-edited, truncated) loses only the flags: checkpoints stay private, with their saved expiry.
+    } catch (error) {
+      // A damaged flags file (hand-edited, truncated) loses only the flags: checkpoints stay private,
+      // with their saved expiry. It is kept aside, not overwritten by the next change.
+      this.flags.clear();
+      renameSync(file, `${file}.damaged`);
+      warn(`warning: ${file} does not parse (${error instanceof Error ? error.message : String(error)}); publish flags and TTLs set since the saves are reset (kept as ${FLAGS_FILE}.damaged)`);
     }
   }
 
