@@ -11,7 +11,8 @@ import { basename, join } from 'node:path';
 import { TinkerUnreachableError } from '../tinker/tinker-unreachable-error.js';
 import { TroupeError } from '../util/errors.js';
 import { processAlive } from '../util/process-alive.js';
-import { checkPipelineFile } from './async/pipeline-file.js';
+import { readPipelineFile } from './async/pipeline-file.js';
+import type { PipelineState } from './async/step-pipeline.js';
 import { listCheckpoints, loadTrainingCheckpoint, type CheckpointState } from './checkpoint-store.js';
 import type { PolicySet } from './policy-set.js';
 
@@ -58,6 +59,8 @@ export interface ResumedCheckpoint {
   readonly step: number;
   readonly dir: string;
   readonly state: CheckpointState;
+  /** Its pipeline.json (asynchronous runs), undefined when it has none. */
+  readonly pipeline?: PipelineState;
 }
 
 /**
@@ -71,7 +74,7 @@ export async function loadNewestIntactCheckpoint(runDir: string, policies: Polic
   const damaged: { dir: string; reason: string }[] = [];
   for (const checkpoint of all) {
     try {
-      checkPipelineFile(checkpoint.dir);
+      const pipeline = readPipelineFile(checkpoint.dir);
       const state = await loadTrainingCheckpoint(checkpoint.dir, policies);
       for (const d of damaged) {
         rmSync(`${d.dir}.damaged`, { recursive: true, force: true }); // one from an earlier fault
@@ -81,7 +84,7 @@ export async function loadNewestIntactCheckpoint(runDir: string, policies: Polic
         const names = damaged.map((d) => basename(d.dir)).join(', ');
         warn(`warning: checkpoint ${names} is damaged (${damaged[0]!.reason}); resuming from ${basename(checkpoint.dir)}, the newest intact one (the damaged one is kept as ${basename(damaged[0]!.dir)}.damaged)`);
       }
-      return { ...checkpoint, state };
+      return { ...checkpoint, state, ...(pipeline === undefined ? {} : { pipeline }) };
     } catch (error) {
       if (error instanceof TinkerUnreachableError) throw error;
       damaged.push({ dir: checkpoint.dir, reason: error instanceof Error ? error.message : String(error) });

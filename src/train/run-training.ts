@@ -39,7 +39,7 @@ import { listCheckpoints, saveTrainingCheckpoint } from './checkpoint-store.js';
 import { checkSameEngine, loadNewestIntactCheckpoint, removeInterruptedWrites, removeUnfinishedCheckpoints } from './resume-checkpoint.js';
 import { evaluate } from './evaluate.js';
 import { checkTrainable, setupRun, type RunSetup } from './setup-run.js';
-import { PIPELINE_FILE, pipelineFileText, readPipelineFile } from './async/pipeline-file.js';
+import { PIPELINE_FILE, pipelineFileText, pipelineToResume } from './async/pipeline-file.js';
 import { StepPipeline } from './async/step-pipeline.js';
 import { startRolloutWorker } from './async/rollout-worker.js';
 import { WarmStartInterrupted } from './warm-start.js';
@@ -228,7 +228,7 @@ async function runSteps(
   let first = 0;
   if (latest) {
     checkSameEngine(latest, setup.engine, ctx.allowEngineChange, ctx.log);
-    const inFlight = readPipelineFile(latest.dir, t.max_steps_off_policy);
+    const inFlight = pipelineToResume(latest.dir, latest.pipeline, t.max_steps_off_policy);
     if (inFlight) pipeline.restore(inFlight);
     truncateMetrics(ctx.metricsPath, latest.step);
     first = latest.step + 1;

@@ -18,25 +18,24 @@ export function pipelineFileText(state: PipelineState): string {
 }
 
 /**
- * The state saved with a checkpoint; undefined for an on-policy checkpoint. An async run
- * resumed from a checkpoint without it (one written on-policy) cannot know what was in flight.
+ * A checkpoint's pipeline file, read and checked; undefined when it has none (an on-policy
+ * checkpoint). One that does not parse (cut short, overwritten) throws: resuming treats that
+ * checkpoint as damaged and falls back to an older one.
  */
-export function readPipelineFile(checkpointDir: string, maxOffPolicy: number): PipelineState | undefined {
+export function readPipelineFile(checkpointDir: string): PipelineState | undefined {
   const path = join(checkpointDir, PIPELINE_FILE);
-  if (!existsSync(path)) {
-    if (maxOffPolicy === 0) return undefined;
-    throw new TroupeError('checkpoint', `${checkpointDir} has no ${PIPELINE_FILE}, so the rollouts in flight when it was saved are unknown; resume with the train.max_steps_off_policy the run started with`);
-  }
-  return parsePipelineFile(path);
+  return existsSync(path) ? parsePipelineFile(path) : undefined;
 }
 
 /**
- * A checkpoint's pipeline file read and checked, if it has one: resuming treats one that does
- * not parse (cut short, overwritten) as a damaged checkpoint and falls back to an older one.
+ * What a resumed run restores: the checkpoint's pipeline state. An async run resumed from a
+ * checkpoint without one (written on-policy) cannot know what was in flight.
  */
-export function checkPipelineFile(checkpointDir: string): void {
-  const path = join(checkpointDir, PIPELINE_FILE);
-  if (existsSync(path)) parsePipelineFile(path);
+export function pipelineToResume(checkpointDir: string, state: PipelineState | undefined, maxOffPolicy: number): PipelineState | undefined {
+  if (state === undefined && maxOffPolicy > 0) {
+    throw new TroupeError('checkpoint', `${checkpointDir} has no ${PIPELINE_FILE}, so the rollouts in flight when it was saved are unknown; resume with the train.max_steps_off_policy the run started with`);
+  }
+  return state;
 }
 
 function parsePipelineFile(path: string): PipelineState {
