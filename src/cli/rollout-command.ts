@@ -12,6 +12,7 @@
  * to stdout and the summary to stderr, so the output pipes.
  */
 import { Command } from 'commander';
+import { regroup } from '../algo/regroup.js';
 import { computeAdvantages } from '../algo/compute-advantages.js';
 import { readConfig } from '../config/read-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
@@ -73,7 +74,7 @@ export async function runRolloutCommand(options: RolloutCommandOptions): Promise
     seed: config.seed,
     step: 0,
   }).finally(() => players.dispose?.());
-  const advantages = computeAdvantages(samples, config.advantage.estimator, {
+  const advantages = computeAdvantages(regroup(samples, config.advantage.group_by), config.advantage.estimator, {
     filterZeroVariance: config.advantage.filter_zero_variance,
   });
   const lines = advantages.samples.map((s) => `${sampleToJson(s)}\n`).join('');

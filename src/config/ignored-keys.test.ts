@@ -76,6 +76,11 @@ test('model.path loads a folder: fresh-model sizes and the warm start would do n
   assert.equal(resolve({ tasks: toy, policy: { kind: 'embedded' }, model: { hidden: 32 } }, ['model.path=runs/x/base']).model.path, 'runs/x/base');
 });
 
+test('advantage.group_by acts only under at-grpo', () => {
+  assert.match(configError(() => resolve({ tasks: toy, algorithm: 'grpo', advantage: { group_by: 'task-role' } })), /advantage\.group_by: .*algorithm grpo/);
+  assert.equal(resolve({ tasks: toy, algorithm: 'at-grpo', advantage: { group_by: 'task-turn' } }).advantage.group_by, 'task-turn');
+});
+
 test('keys that depend on another key of their section: warm start off, lora map, loss, KL, credit, order', () => {
   assert.match(configError(() => resolve({ tasks: toy, warm_start: { enabled: false, epochs: 3 } })), /warm_start\.epochs: .*warm_start\.enabled is false/);
   assert.match(configError(() => resolve({ tasks: toy, policy: { kind: 'embedded', map: 'per-role' }, model: { lora: { r: 4 } } })), /model\.lora: .*policy\.map: lora/);

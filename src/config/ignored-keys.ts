@@ -26,7 +26,7 @@ export interface KeyProblem {
 }
 
 /** The values the rules read, after the algorithm's defaults are applied. */
-export type IgnoredKeyInput = Pick<ParsedConfig, 'algorithm' | 'policy' | 'model' | 'warm_start' | 'team'> & {
+export type IgnoredKeyInput = Pick<ParsedConfig, 'algorithm' | 'advantage' | 'policy' | 'model' | 'warm_start' | 'team'> & {
   readonly train: ParsedConfig['train'];
   readonly magrpo: { readonly joint: 'aligned' | 'cross' } | undefined;
 };
@@ -126,6 +126,12 @@ const rules: readonly Rule[] = [
     decidedBy: ['magrpo.joint'],
     applies: (c) => c.magrpo?.joint === 'cross',
     why: () => 'aligned joint actions put each response in one joint action, so sum and mean credit are equal; remove it or set magrpo.joint: cross',
+  },
+  {
+    keys: ['advantage.group_by'],
+    decidedBy: ['algorithm'],
+    applies: (c) => c.algorithm === 'at-grpo',
+    why: (c) => `the grouping ablation regroups tree-sampling nodes, and algorithm ${c.algorithm} does not sample trees; remove it or use algorithm at-grpo`,
   },
   {
     keys: ['team.alpha'],

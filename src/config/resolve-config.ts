@@ -109,7 +109,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
 
   let setAside: string[] = [];
   if (parsed.success) {
-    const { algorithm, rollout, team, policy, model, warm_start, train, magrpo } = parsed.data;
+    const { algorithm, rollout, team, policy, model, warm_start, train, magrpo, advantage } = parsed.data;
     if (rollout.mode !== undefined && rollout.mode !== modeOfAlgorithm[algorithm]) {
       problems.push({
         path: 'rollout.mode',
@@ -136,6 +136,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
     }
     const values = {
       algorithm,
+      advantage,
       policy,
       model,
       warm_start,

@@ -9,6 +9,7 @@
  */
 import { computeAdvantages } from '../algo/compute-advantages.js';
 import type { EstimatorName } from '../algo/advantage-estimators.js';
+import { regroup, type Grouping } from '../algo/regroup.js';
 import type { Env, TaskSource, Team } from '../envs/types.js';
 import type { Policy } from '../policy/types.js';
 import { rollout } from '../rollout/rollout.js';
@@ -26,6 +27,8 @@ export interface TrainStepInput<E extends Env> {
   readonly rollout: RolloutOptions;
   readonly estimator: EstimatorName;
   readonly filterZeroVariance: boolean;
+  /** advantage.group_by: the grouping ablation (absent: the rollout's own groups). */
+  readonly grouping?: Grouping;
   readonly tasksPerStep: number;
   readonly seed: number;
   readonly step: number;
@@ -80,8 +83,9 @@ export async function rolloutStep<E extends Env>(input: TrainStepInput<E>, optio
 }
 
 /** A rollout's samples with group-relative advantages, and the training sequences of each policy. */
-export function trainingBatch<E extends Env>(input: Pick<TrainStepInput<E>, 'estimator' | 'filterZeroVariance' | 'policies'>, samples: readonly Sample[], staleness?: (s: Sample) => number) {
-  const advantaged = computeAdvantages(samples, input.estimator, { filterZeroVariance: input.filterZeroVariance });
+export function trainingBatch<E extends Env>(input: Pick<TrainStepInput<E>, 'estimator' | 'filterZeroVariance' | 'grouping' | 'policies'>, samples: readonly Sample[], staleness?: (s: Sample) => number) {
+  const grouped = input.grouping === undefined ? samples : regroup(samples, input.grouping);
+  const advantaged = computeAdvantages(grouped, input.estimator, { filterZeroVariance: input.filterZeroVariance });
   return { advantaged, routed: routeSamples(advantaged.samples, new Set(input.policies.members.keys()), staleness) };
 }
 
