@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm run experiment:algorithms [-- OUT_DIR]     (default runs/compare-algorithms; docs/results.md section 5)
+# npm run experiment:algorithms [-- OUT_DIR]     (default runs/compare-algorithms; docs/lab/plan-path-6x6.md section 5)
 #
 # AT-GRPO vs MAGRPO vs single-agent GRPO on the same task (6x6 Plan-Path, one move an answer),
 # over several seeds, then one markdown table and one SVG plot (mean and spread over seeds of

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # TROUPE_THREADS=1 bash experiments/compare-methods-sokoban.sh [CONFIG] [OUT_DIR]
-#   (defaults: examples/sokoban-train.yaml runs/exp-sokoban; docs/results-sokoban.md)
+#   (defaults: examples/sokoban-train.yaml runs/exp-sokoban; docs/lab/sokoban.md)
 #
 # Issue 4, experiment 1 on Sokoban: a copy of compare-methods.sh with Sokoban's own step and
 # task counts (chosen so every variant spends about the same number of samples; the single

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # bash experiments/compare-methods.sh [CONFIG] [OUT_DIR]
-#   (defaults: examples/plan-path-train.yaml runs/exp-plan-path; docs/results.md section 3)
+#   (defaults: examples/plan-path-train.yaml runs/exp-plan-path; docs/lab/plan-path-6x6.md section 3)
 #
 # Issue 4, experiments 1 to 3 on one task: the same config trained several ways, one after
 # the other (2 CPU cores: never two at once), then one table of held-out success (95% Wilson
 # intervals), samples spent and wall time. Every run uses the config's seed and
 # train.steps=$STEPS (default 100); only the named keys change. The step and task counts
-# below are the ones docs/results.md reports, chosen so every variant spends about the same
+# below are the ones docs/lab/plan-path-6x6.md reports, chosen so every variant spends about the same
 # number of samples (~43-46k) on the 6x6 Plan-Path config:
 #   team-at-grpo-shared     the config as is (AT-GRPO, tree sampling, one shared model)
 #   team-at-grpo-per-role   policy.map: per-role (one model per role)

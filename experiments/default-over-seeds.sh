@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bash experiments/default-over-seeds.sh [OUT_DIR]      (default runs/default-seeds; docs/results.md 1.1)
+# bash experiments/default-over-seeds.sh [OUT_DIR]      (default runs/default-seeds; docs/lab/plan-path-6x6.md 1.1)
 #
 # The `npm start` config (examples/plan-path-train.yaml) as it is, trained once per seed, one
 # seed after the other, then the per-seed table of held-out success (experiments/seed-table.ts).

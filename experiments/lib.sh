@@ -1,7 +1,7 @@
 # Shared pieces of the experiment scripts; sourced, not run. The caller sets CONFIG, OUT,
 # STEPS and CLI. Environment: SEED overrides the config's seed (tasks, warm start, sampling
 # all follow it); EXTRA adds --set options to every run, e.g. EXTRA="--set train.kl_coef=0"
-# (how the runs of docs/results.md section 3 were made, before the config gained its KL term).
+# (how the runs of docs/lab/plan-path-6x6.md section 3 were made, before the config gained its KL term).
 TRAIN_SET=()
 if [ -n "${SEED:-}" ]; then TRAIN_SET+=(--set "seed=$SEED"); fi
 read -r -a EXTRA_SET <<< "${EXTRA:-}"

@@ -5,7 +5,7 @@
 // straight line (`GOAL L3`, `GOAL D2`: one offset only) is counted as `right` (the offset's
 // letter), `mirror` (the opposite letter: R for L3) or `other`, separately for left-right and
 // up-down goals. A policy that cannot tell L from R has right ~ mirror on left-right goals
-// (docs/results.md 1, session 7: seed 5's plateau).
+// (docs/lab/plan-path-6x6.md 1, session 7: seed 5's plateau).
 import { readFileSync } from 'node:fs';
 
 interface Sample { prompt: string; response: string }

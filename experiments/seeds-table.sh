@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bash experiments/seeds-table.sh [OUT_DIR]            (default runs/seeds-table; docs/results.md)
+#
+# Every run behind the table at the top of docs/results.md: for each task (Plan-Path 10x10,
+# Sudoku 4x4; TASKS picks), the team trained with AT-GRPO (shared model and one model per
+# role), the single agent trained with GRPO, their untrained bases (each run's step -1 eval),
+# MAGRPO, and on Plan-Path the grouping ablation and the swap of the trained role policies.
+# Then `troupe compare` over each task's runs: the markdown table (seeds grouped, 95% Wilson
+# intervals, n = 200) and an HTML page of the curves ($OUT/<task>.html).
+#
+# Cost, measured on the 2-core development machine with two one-thread runs side by side:
+# a Plan-Path 10x10 AT-GRPO run takes about 80 minutes that way (600 steps), a single-agent
+# GRPO run about 70 (200 steps); the whole table is about 25 runs, some 15 hours at two runs
+# at a time. PARALLEL=2 runs two at a time (each one thread); a finished run is skipped and
+# a stopped one continues (--resume), so the script can be stopped and re-run.
+# Environment: TASKS (default "plan-path-10 sudoku"), SEEDS (default "1 2 3"), PARALLEL (1 or 2).
+#
+# The budget: the team runs the example config as shipped (600 RL steps on Plan-Path). The
+# single agent plays K = 8 whole episodes per task, each prompt its own, which costs about
+# four times the CPU per sample of a tree node's K branches; it runs 200 steps of 4 tasks,
+# about the CPU time of the team's 600 steps. The summary prints both runs' sample counts.
+set -euo pipefail
+OUT=${1:-runs/seeds-table}
+SEEDS=${SEEDS:-1 2 3}
+PARALLEL=${PARALLEL:-1}
+CLI="node dist/src/cli/main.js"
+export TROUPE_THREADS=${TROUPE_THREADS:-$(( PARALLEL > 1 ? 1 : 2 ))}
+npx tsc -p .
+
+JOBS=()
+# queue NAME CONFIG [--set ...]: one run folder $OUT/NAME; finished runs are skipped.
+queue() {
+  local name=$1 config=$2; shift 2
+  if [ -f "$OUT/$name/report.html" ]; then echo "skip $name (done)"; return; fi
+  mkdir -p "$OUT/$(dirname "$name")"
+  JOBS+=("$CLI train $config --run-dir $OUT/$name $* --resume > $OUT/$name.log 2>&1")
+}
+# MAGRPO as examples/magrpo-train.yaml plays it: per-role models, parallel roles, G = 4,
+# all G^2 pairs credited, a drawn pair continues,
+# from the same sequential warm start as the team.
+MAGRPO="--set algorithm=magrpo --set team.order=parallel --set policy.map=per-role --set rollout.k=4 --set magrpo.joint=cross --set magrpo.expand=sampled --set warm_start.order=sequential"
+SINGLE="--set algorithm=grpo --set team.variant=single --set rollout.tasks=4 --set train.steps=200 --set train.eval_every=50 --set train.checkpoint_every=50"
+
+for task in ${TASKS:-plan-path-10 sudoku}; do
+  config=examples/$task-train.yaml
+  for seed in $SEEDS; do
+    queue "$task/at-grpo-shared-seed$seed" "$config" --set "seed=$seed"
+    queue "$task/at-grpo-per-role-seed$seed" "$config" --set "seed=$seed" --set policy.map=per-role
+    queue "$task/single-grpo-seed$seed" "$config" --set "seed=$seed" $SINGLE
+  done
+  queue "$task/magrpo-seed1" "$config" $MAGRPO
+  if [ "$task" = plan-path-10 ]; then
+    queue "$task/ablation-agent-wise-seed1" "$config" --set advantage.group_by=task-role
+    queue "$task/ablation-turn-wise-seed1" "$config" --set advantage.group_by=task-turn
+    queue "$task/ablation-no-grouping-seed1" "$config" --set advantage.group_by=task
+  fi
+done
+
+printf '%s\n' "${JOBS[@]}" | xargs -P "$PARALLEL" -I{} bash -c {}
+
+source "$(dirname "$0")/lib.sh"
+for task in ${TASKS:-plan-path-10 sudoku}; do
+  $CLI compare "$OUT/$task"/*/ --out "$OUT/$task.html"
+  npx tsx experiments/summarize-runs.ts "$OUT/$task"/*/
+  if [ -d "$OUT/$task/at-grpo-per-role-seed1" ]; then
+    echo "$task per-role seed 1, policies swapped: $(eval_swapped "$OUT/$task/at-grpo-per-role-seed1" "$OUT/$task/swapped.tmp")"
+  fi
+done
