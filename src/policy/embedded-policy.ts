@@ -12,6 +12,7 @@ import { Sampler } from '../engine/sampling/generate.js';
 import type { Generation } from '../engine/sampling/types.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import { encodeFormattedPrompt, type PromptFormat } from './encode-prompt.js';
+import { samplingSeed } from './sampling-seed.js';
 import type { Completion, Policy, SampleRequest } from './types.js';
 
 export type { PromptFormat } from './encode-prompt.js';
@@ -65,7 +66,7 @@ export class EmbeddedPolicy implements Policy {
       requests.map((r, i) => ({
         promptIds: promptIds[i]!,
         n: r.n,
-        seed: r.seed,
+        seed: samplingSeed(r.seed),
         maxTokens: r.maxTokens,
         temperature: r.temperature,
         topP: r.topP,

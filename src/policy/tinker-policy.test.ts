@@ -12,7 +12,7 @@ import type { LlamaModel } from '../engine/model/llama-model.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { makeTinyModelDir, type TinyModelDir } from '../serve/tiny-model.test-helper.js';
-import { TinkerClient } from '../tinker/tinker-client.js';
+import { TinkerClient, type TinkerSampler } from '../tinker/tinker-client.js';
 import { EmbeddedPolicy } from './embedded-policy.js';
 import { promptFormatOf } from './prompt-format.js';
 import { TinkerPolicy } from './tinker-policy.js';
@@ -75,4 +75,24 @@ test('compact prompts stay BOS + text on both backends', async () => {
   const prompting = promptFormatOf(folder.dir, tokenizer, { format: 'compact' });
   const [[t]] = await new TinkerPolicy({ id: 'p', tokenizer, prompting, sampler: await client.createSampler({ baseModel: 'tiny' }) }).sample([request]);
   assert.deepEqual(t!.promptIds, [tokenizer.special.bos!, ...tokenizer.encode('GRID 1')]);
+});
+
+test('seeds on the wire fit a signed 32-bit integer with room for seed + i (SkyRL tx), and both backends still sample alike', async () => {
+  // A rollout's seed as derived in the SkyRL tx report: above 2^31 - 1, which SkyRL refuses.
+  const big = { ...request, seed: 4106208882 };
+  const sent: number[] = [];
+  const recording = { sample: async (body: { num_samples?: number; sampling_params: { seed?: number | null } }) => {
+    sent.push(body.sampling_params.seed!, body.num_samples!);
+    return { sequences: [] };
+  } } as unknown as TinkerSampler;
+  await new TinkerPolicy({ id: 'p', tokenizer, sampler: recording }).sample([big, { ...big, seed: 2 ** 32 - 1 }, { ...big, seed: 11 }]);
+  for (let i = 0; i < sent.length; i += 2) {
+    assert.ok(Number.isInteger(sent[i]) && sent[i]! >= 0 && sent[i]! + sent[i + 1]! - 1 <= 2 ** 31 - 1, `seed ${sent[i]} with ${sent[i + 1]} samples`);
+  }
+  assert.equal(sent[4], 11, 'a small seed goes out unchanged');
+
+  const prompting = promptFormatOf(folder.dir, tokenizer, { format: 'compact' });
+  const [e] = await new EmbeddedPolicy({ id: 'p', model, tokenizer, prompting }).sample([big]);
+  const [t] = await new TinkerPolicy({ id: 'p', tokenizer, prompting, sampler: await client.createSampler({ baseModel: 'tiny' }) }).sample([big]);
+  assertSame(t!, e!);
 });

@@ -18,6 +18,7 @@ import type { Tokenizer } from '../engine/tokenizer/types.js';
 import type { TinkerSampler } from '../tinker/tinker-client.js';
 import type { SampledSequence } from '../tinker/types.js';
 import { encodeFormattedPrompt, type PromptFormat } from './encode-prompt.js';
+import { samplingSeed } from './sampling-seed.js';
 import type { Completion, Policy, SampleRequest } from './types.js';
 
 export interface TinkerPolicyOptions {
@@ -77,7 +78,7 @@ export class TinkerPolicy implements Policy {
         const response = await this.sampler.sample({
           prompt: { chunks: [{ type: 'encoded_text', tokens: promptIds }] },
           num_samples: r.n,
-          sampling_params: { max_tokens: this.contextLength === undefined ? r.maxTokens : Math.max(1, Math.min(r.maxTokens, this.contextLength - promptIds.length)), seed: r.seed, temperature: r.temperature, top_p: r.topP, top_k: r.topK === 0 ? -1 : r.topK, ...(stop ? { stop } : {}) },
+          sampling_params: { max_tokens: this.contextLength === undefined ? r.maxTokens : Math.max(1, Math.min(r.maxTokens, this.contextLength - promptIds.length)), seed: samplingSeed(r.seed), temperature: r.temperature, top_p: r.topP, top_k: r.topK === 0 ? -1 : r.topK, ...(stop ? { stop } : {}) },
         });
         return response.sequences.map((s) => this.completion(s, promptIds, r.stop));
       }),

@@ -12,7 +12,10 @@ export interface SampleRequest {
   readonly promptIds?: readonly number[];
   /** Number of completions (the K branches of a tree node share this one request). */
   readonly n: number;
-  /** Seed for this request; completion i uses a stream derived from (seed, i). */
+  /**
+   * Seed for this request; completion i uses a stream derived from (seed, i). Any uint32; the
+   * embedded and Tinker policies sample with its low 30 bits (sampling-seed.ts).
+   */
   readonly seed: number;
   readonly temperature: number;
   readonly topP: number;
