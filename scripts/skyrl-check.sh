@@ -53,7 +53,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   # drivers, datasets). transformers is held below 5.18, which SkyRL's Qwen3 loader predates.
   "${PIP[@]}" jax jaxlib flax optax "transformers<5.18" safetensors tokenizers huggingface_hub fastapi uvicorn sqlmodel \
     "sqlalchemy[asyncio]" aiosqlite cloudpathlib zstandard xxhash httpx h2 pydantic numpy rich typer psutil protobuf pillow \
-    typing-extensions anyio distro sniffio click orjson setuptools hatchling hatch-fancy-pypi-readme
+    typing-extensions anyio distro sniffio click orjson "setuptools>=70.1" hatchling hatch-fancy-pypi-readme
 fi
 # The SDK and SkyRL from the given sources; their build backends are in the venv, and their
 # pinned dependencies (peft, datasets, tinker<=0.24.1) are not installed: the server does not
