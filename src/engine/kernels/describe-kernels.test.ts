@@ -5,6 +5,7 @@ import { describeKernels } from './get-kernels.js';
 import { loadNativeBinding } from './native-binding.js';
 import { createNativeKernels } from './native-kernels.js';
 import { createWasmKernels } from './wasm-kernels.js';
+import { nativeSkip } from './native-skip.test-helper.js';
 
 test('describeKernels: a WASM fallback under auto gives the reason; an explicit wasm does not', async () => {
   const wasm = await createWasmKernels({ threads: 1 });
@@ -14,12 +15,7 @@ test('describeKernels: a WASM fallback under auto gives the reason; an explicit 
   assert.doesNotMatch(describeKernels(wasm, 'auto', { TROUPE_NO_NATIVE: '1', TROUPE_BACKEND: 'wasm' }), /unavailable/);
 });
 
-test('describeKernels: the native backend names its instruction set and threads', () => {
-  const load = loadNativeBinding();
-  if (!load.binding) {
-    assert.equal(process.env.TROUPE_NO_NATIVE, '1', `the native addon did not load: ${load.reason}`);
-    return;
-  }
-  const isa = load.binding.isas[0]!;
+test('describeKernels: the native backend names its instruction set and threads', { skip: nativeSkip }, () => {
+  const isa = loadNativeBinding().binding!.isas[0]!;
   assert.equal(describeKernels(createNativeKernels({ threads: 2, isa })), `engine: native backend (${isa}, 2 threads)`);
 });

@@ -5,40 +5,21 @@ import { llamaConfig } from '../model/llama-config.js';
 import { LlamaModel } from '../model/llama-model.js';
 import { LINEAR_MODULES } from '../model/llama-params.js';
 import { AdamW } from '../optim/adamw.js';
-import { loadNativeBinding, type NativeBinding } from './native-binding.js';
+import { loadNativeBinding } from './native-binding.js';
 import { createNativeKernels } from './native-kernels.js';
+import { nativeSkip } from './native-skip.test-helper.js';
+import { trainingStepPattern } from './training-step-pattern.js';
 
-// How the native backend's memory behaves over many training steps. Without the addon
-// native.test.ts already fails (or TROUPE_NO_NATIVE=1 says it was skipped on purpose).
+// How the native backend's memory behaves over many training steps, by the addon's own counts
+// (live and cached bytes). What the process's RSS does with them depends on the C library's
+// allocator, so bench/native-memory-rss.ts prints it instead of a test asserting a bound.
+// Without the addon every test is skipped with the reason.
 const binding = loadNativeBinding().binding;
 const MB = 2 ** 20;
 
-/**
- * The allocation pattern of one LoRA training step on one 256-token row, for 14 layers: per
- * layer a few small blocks (norm statistics, LoRA intermediates), eight 127 KB blocks
- * (per-head attention slices) and one ~1 MB block (the hidden states), all written and kept
- * through the forward pass; a gradient of each taken and dropped on the way back; everything
- * freed at the end (tape.dispose).
- */
-function trainingStepPattern(native: NativeBinding): void {
-  const small = [16, 1024, 2032, 3072, 4064, 8160];
-  const kept: Float32Array[] = [];
-  for (let layer = 0; layer < 14; layer++) {
-    for (const length of small) kept.push(native.alloc(length));
-    for (let head = 0; head < 8; head++) kept.push(native.alloc(32512));
-    kept.push(native.alloc(260096));
-  }
-  for (const a of kept) a.fill(1);
-  for (let i = kept.length - 1; i >= 0; i--) {
-    const grad = native.alloc(kept[i]!.length);
-    grad.fill(2);
-    native.free(grad);
-    if (i % 3 === 0) native.free(kept[i]!);
-  }
-  for (const a of kept) native.free(a);
-}
-
-if (binding) {
+if (!binding) {
+  test('native memory: own pages, page cache, external-memory accounting', { skip: nativeSkip }, () => undefined);
+} else {
   const native = binding;
 
   test('native free gives memory back at once, not at the next garbage collection', () => {
@@ -72,18 +53,13 @@ if (binding) {
     assert.ok(Math.abs(left) < MB, `external memory is ${left} bytes above its level before the allocations`);
   });
 
-  test('freed native blocks go back to the system: repeated training steps do not grow the process', () => {
-    // With blocks under 1 MB from glibc (whose mmap threshold rises to the largest block freed)
-    // or from aligned_alloc (whose split-off pieces fragment the heap), the process grew by
-    // ~30 MB a step here while the live bytes returned to zero (~300 MB over these 10 steps;
-    // ~220 MB per row of the real 0.6B LoRA benchmark). Own pages from 64 KB up keep it flat.
+  test('repeated training steps free every block they take', () => {
+    // The RSS side of this (flat over steps with own pages from 64 KB up) is allocator-dependent:
+    // bench/native-memory-rss.ts prints it.
     for (let step = 0; step < 2; step++) trainingStepPattern(native);
     const live = native.liveBytes();
-    const before = process.memoryUsage.rss();
     for (let step = 0; step < 10; step++) trainingStepPattern(native);
-    const grown = (process.memoryUsage.rss() - before) / MB;
     assert.equal(native.liveBytes(), live, 'every block was freed');
-    assert.ok(grown < 64, `resident memory grew by ${grown.toFixed(0)} MB over 10 steps that each freed all they took`);
   });
 
   test('a freed large block is reused for the next alloc of its size, zero-filled unless told not to', () => {
@@ -105,12 +81,11 @@ if (binding) {
     native.free(third);
   });
 
-  test('the cache of freed blocks stays under its limit, and the process with it', () => {
+  test('the cache of freed blocks stays under its limit', () => {
     const limit = 16 * MB;
     const previous = native.setPageCacheLimit(limit);
     try {
       assert.ok(native.cachedBytes() <= limit, 'lowering the limit unmaps the oldest cached blocks at once');
-      const before = process.memoryUsage.rss();
       // 40 blocks of distinct sizes (4-8 MB): none can serve another, so each one freed
       // pushes older ones out of the cache.
       for (let i = 0; i < 40; i++) {
@@ -119,8 +94,6 @@ if (binding) {
         native.free(a);
         assert.ok(native.cachedBytes() <= limit, `after block ${i}: ${native.cachedBytes()} cached bytes over the ${limit} limit`);
       }
-      const grown = (process.memoryUsage.rss() - before) / MB;
-      assert.ok(grown < 32, `resident memory grew by ${grown.toFixed(0)} MB with a 16 MB cache over 240 MB of blocks`);
       native.setPageCacheLimit(0);
       assert.equal(native.cachedBytes(), 0, 'a zero limit empties the cache');
     } finally {

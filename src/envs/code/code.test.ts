@@ -8,6 +8,7 @@ import { extractCode } from './extract-code.js';
 import { codeTask } from './index.js';
 import { parseTestCases } from './parse-test-cases.js';
 import { SandboxMemo } from './shared-sandbox.js';
+import { sandboxSkip } from '../../sandbox/sandbox-skip.test-helper.js';
 
 const team = (over: Partial<TeamOptions> = {}): TeamOptions => ({ variant: 'team', format: 'natural', order: 'sequential', maxTurns: 2, alpha: 1, ...over });
 const ctx0 = { turn: 0, maxTurns: 2 };
@@ -38,7 +39,7 @@ test('parseTestCases: JSON list (fenced or bare) and the compact form; nothing f
   assert.equal(parseTestCases('I think it works').ok, false);
 });
 
-test('code env: coder reward = hidden share; tester agreement with the reference; mismatches fed back at turn 2', async () => {
+test('code env: coder reward = hidden share; tester agreement with the reference; mismatches fed back at turn 2', { skip: sandboxSkip }, async () => {
   const env = new CodeEnv({ taskId: 'code/train/0', problem, memo: new SandboxMemo() });
   const t = codeTask.createTeam({}, team());
   const [coder, tester] = t.roles;
@@ -82,7 +83,7 @@ test('code env: coder reward = hidden share; tester agreement with the reference
   assert.equal(env.done, true, 'coder and tester agree');
 });
 
-test('code env: without a reference solution, cases are credited only against a program that passes the hidden tests', async () => {
+test('code env: without a reference solution, cases are credited only against a program that passes the hidden tests', { skip: sandboxSkip }, async () => {
   const { solution: _solution, ...bare } = problem;
   const env = new CodeEnv({ taskId: 'code/train/0', problem: bare, memo: new SandboxMemo() });
   const tester = codeTask.createTeam({}, team()).roles[1]!;
@@ -92,7 +93,7 @@ test('code env: without a reference solution, cases are credited only against a 
   assert.deepEqual([out.local, out.failure], [0, 'cases not checked: the problem has no reference solution and no program passes the hidden tests yet']);
 });
 
-test('code env: a program that loops forever fails its cases with reason timeout; clones do not share state', async () => {
+test('code env: a program that loops forever fails its cases with reason timeout; clones do not share state', { skip: sandboxSkip }, async () => {
   const env = new CodeEnv({ taskId: 'code/train/0', problem: { ...problem, tests: problem.tests.slice(0, 1) }, memo: new SandboxMemo() });
   const coder = codeTask.createTeam({}, team({ variant: 'single' })).roles[0]!;
   assert.equal(coder.name, 'agent');
@@ -106,7 +107,7 @@ test('code env: a program that loops forever fails its cases with reason timeout
   assert.throws(() => coder.step(env, coder.parse('print(1)'), ctx0), /before prepare/);
 });
 
-test('code task through the tree rollout: scripted skill 1 solves every synthetic task, skill 0 none', async () => {
+test('code task through the tree rollout: scripted skill 1 solves every synthetic task, skill 0 none', { skip: sandboxSkip }, async () => {
   const options = codeTask.optionsSchema.parse({});
   for (const [skill, solved] of [[1, true], [0, false]] as const) {
     const { episodes, samples } = await rollout({

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { sharedSandbox } from '../code/shared-sandbox.js';
 import { coopReward, coopRewardWeightsSchema } from './coop-reward.js';
 import { evaluateCoop } from './evaluate-coop.js';
+import { sandboxSkip } from '../../sandbox/sandbox-skip.test-helper.js';
 
 const problem = {
   taskId: 'hand/0',
@@ -30,7 +31,7 @@ const table: Array<[string, string, string, number, number, number, number, stri
   ['no assert passes: no cooperation', AUX, 'def add_twice(a, b):\n    return a + aux(b) - 1000\n', 1.0, 0.5, 0, 0],
 ];
 
-test('4-level reward: hand-computed table (structure, syntax, tests, cooperation, thin wrapper, discarded result)', async () => {
+test('4-level reward: hand-computed table (structure, syntax, tests, cooperation, thin wrapper, discarded result)', { skip: sandboxSkip }, async () => {
   const results = await Promise.all(table.map(([, aux, main]) => evaluateCoop(sharedSandbox(), problem, aux, main)));
   table.forEach(([name, , , structure, syntax, tests, cooperation, stoppedAt], i) => {
     const ev = results[i]!;

@@ -12,10 +12,11 @@ import { sharedSandbox } from '../code/shared-sandbox.js';
 import { evaluateCompletion } from './evaluate-coop.js';
 import { coopCodeTask } from './index.js';
 import { shippedHumanEvalPath } from '../../util/repo-root.test-helper.js';
+import { sandboxSkip } from '../../sandbox/sandbox-skip.test-helper.js';
 
 const path = shippedHumanEvalPath();
 
-test('reference policy: all 164 HumanEval canonical solutions pass with full test credit', async (t) => {
+test('reference policy: all 164 HumanEval canonical solutions pass with full test credit', { skip: sandboxSkip }, async (t) => {
   const options = coopCodeTask.optionsSchema.parse({ path });
   const source = coopCodeTask.createSource(options, 1);
   assert.equal(source.size, 164);
@@ -36,7 +37,7 @@ test('reference policy: all 164 HumanEval canonical solutions pass with full tes
   assert.equal(episodes.filter((e) => e.success).length, 164);
 });
 
-test('broken HumanEval completions fail with the right reason: wrong return, syntax error, infinite loop', async () => {
+test('broken HumanEval completions fail with the right reason: wrong return, syntax error, infinite loop', { skip: sandboxSkip }, async () => {
   const problem = readHumanEval(path)[0]!;
   const limits = { wallMs: 1500, cpuMs: 1500 };
   const [wrong, syntax, loop, right] = await Promise.all(

@@ -15,6 +15,7 @@ import type { Direction } from '../grid/types.js';
 import { PLAN_PATH_REWARDS, PlanPathEnv, planPathTask } from './index.js';
 import { planPathPresenter } from './plan-path-presenter.js';
 import { taskFromRows } from './task-from-rows.test-helper.js';
+import { sandboxSkip } from '../../sandbox/sandbox-skip.test-helper.js';
 
 
 // The only shortest path is RRDDLL.
@@ -60,7 +61,7 @@ function roles(tool = testTool()) {
 }
 
 describe('plan-path natural team: the tool program in the sandbox', () => {
-  it('a program that computes the path: simulated on a copy, shown to plan with its output', async () => {
+  it('a program that computes the path: simulated on a copy, shown to plan with its output', { skip: sandboxSkip }, async () => {
     const { tool, plan } = roles();
     const env = new PlanPathEnv(taskFromRows(U_TURN));
     const prompt = tool.prompt(env, ctx);
@@ -90,7 +91,7 @@ describe('plan-path natural team: the tool program in the sandbox', () => {
     assert.equal(env.success && env.optimal, true);
   });
 
-  it('crashing, looping, garbage-printing, silent and flooding programs are penalised with their reason', async () => {
+  it('crashing, looping, garbage-printing, silent and flooding programs are penalised with their reason', { skip: sandboxSkip }, async () => {
     const cases: Array<[string, string, RegExp]> = [
       ['print(1 // 0)', 'error', /^tool: program error: ZeroDivisionError: integer division or modulo by zero$/],
       ['while True:\n    pass', 'timeout', /^tool: program timeout \(limit 0\.5 s\)$/],
@@ -123,7 +124,7 @@ describe('plan-path natural team: the tool program in the sandbox', () => {
     assert.equal(base.history.length, 0, 'the clones\' records never reach the original');
   });
 
-  it('an answer without a program is a parse failure; prepare runs nothing for it', async () => {
+  it('an answer without a program is a parse failure; prepare runs nothing for it', { skip: sandboxSkip }, async () => {
     const { tool, programs } = roles();
     const env = new PlanPathEnv(taskFromRows(U_TURN));
     const action = tool.parse('R, R, D, D, L, L');
@@ -136,7 +137,7 @@ describe('plan-path natural team: the tool program in the sandbox', () => {
     assert.equal(outcome.info?.['parsed'], false);
   });
 
-  it('runs are memoised by the code: clones and replays reuse them, states stay independent', async () => {
+  it('runs are memoised by the code: clones and replays reuse them, states stay independent', { skip: sandboxSkip }, async () => {
     const { tool, programs } = roles();
     const env = new PlanPathEnv(taskFromRows(U_TURN));
     const action = tool.parse(fence('print("R R D")'));
@@ -160,7 +161,7 @@ describe('plan-path natural team: the tool program in the sandbox', () => {
 });
 
 describe('plan-path natural team: a host that cannot sandbox', () => {
-  it("prepare fails with the sandbox's own error, not a silent fallback", async () => {
+  it("prepare fails with the sandbox's own error, not a silent fallback", { skip: sandboxSkip }, async () => {
     const broken = new ProgramTool<Direction[]>({
       readOutput: (stdout) => parseMoveOutput(stdout, 20),
       sandbox: () => new Sandbox({ python: '/nonexistent/python3' }),
@@ -175,7 +176,7 @@ describe('plan-path natural team: a host that cannot sandbox', () => {
 });
 
 describe('plan-path natural team through the tree rollout', () => {
-  it('scripted players: every tool branch runs its program; plan prompts show the output', async () => {
+  it('scripted players: every tool branch runs its program; plan prompts show the output', { skip: sandboxSkip }, async () => {
     const options = planPathTask.optionsSchema.parse({ size: 6 });
     const team = planPathTask.createTeam(options, { variant: 'team', format: 'natural', order: 'sequential', maxTurns: 3, alpha: 1 });
     const result = await rollout({

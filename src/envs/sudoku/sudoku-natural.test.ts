@@ -9,13 +9,14 @@ import type { TeamOptions } from '../types.js';
 import { sudokuTask } from './index.js';
 import { puzzleEnv } from './sudoku-fixtures.test-helper.js';
 import { SUDOKU_REWARDS } from './sudoku-rewards.js';
+import { sandboxSkip } from '../../sandbox/sandbox-skip.test-helper.js';
 
 const options = sudokuTask.optionsSchema.parse({});
 const natural: TeamOptions = { variant: 'team', format: 'natural', order: 'sequential', maxTurns: 3, alpha: 1 };
 const t0 = { turn: 0, maxTurns: 3 };
 const fence = (code: string) => `\`\`\`python\n${code}\n\`\`\``;
 
-test('scripted skill 1: the tool program solves the puzzle in the sandbox, plan commits its fills', async () => {
+test('scripted skill 1: the tool program solves the puzzle in the sandbox, plan commits its fills', { skip: sandboxSkip }, async () => {
   const team = sudokuTask.createTeam(options, natural);
   const source = sudokuTask.createSource(options, 3);
   for (let index = 0; index < 3; index++) {
@@ -35,7 +36,7 @@ test('scripted skill 1: the tool program solves the puzzle in the sandbox, plan 
   }
 });
 
-test('a program printing a wrong fill: judged on a copy, the board unchanged, verdicts shown to plan', async () => {
+test('a program printing a wrong fill: judged on a copy, the board unchanged, verdicts shown to plan', { skip: sandboxSkip }, async () => {
   const [tool, plan] = sudokuTask.createTeam(options, natural).roles;
   assert.ok(tool !== undefined && plan !== undefined);
   const env = puzzleEnv();
@@ -52,7 +53,7 @@ test('a program printing a wrong fill: judged on a copy, the board unchanged, ve
   assert.match(prompt, /Turn 1, tool proposed: \(1, 2, 2\) applied; \(1, 4, 1\) rejected: 1 is already in its row/);
 });
 
-test('a crashing program and one printing no fills cost the parse penalty, with reasons', async () => {
+test('a crashing program and one printing no fills cost the parse penalty, with reasons', { skip: sandboxSkip }, async () => {
   const [tool, plan] = sudokuTask.createTeam(options, natural).roles;
   assert.ok(tool !== undefined && plan !== undefined);
   const cases: Array<[string, RegExp]> = [

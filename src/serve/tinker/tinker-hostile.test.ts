@@ -110,8 +110,9 @@ test('a LoRA rank above the server limit is refused naming the limit and its fla
   await refused('/create_model', { session_id: client.sessionId, base_model: 'tiny', model_seq_id: 901, lora_config: { rank: 'big' } }, /lora_config\.rank: must be an integer/);
 });
 
-test('creating and unloading adapters in a loop, the oversized ones of an attack included, keeps the server\'s RSS bounded', async () => {
-  const mb = () => process.memoryUsage().rss / 1024 / 1024;
+// By the service's own count of adapter memory: what the process's RSS does with it depends on the
+// allocator, so bench/tinker-hostile.ts prints (and bounds) that instead.
+test('creating and unloading adapters in a loop, the oversized ones of an attack included, gives every adapter\'s memory back', async () => {
   const cycle = async (rank: number) => {
     // Over the rank limit, create_model is refused at the edge; a server without one allocates
     // it (rank 50000 is 400 MB with gradients and Adam moments here) and never returns it all.
@@ -120,18 +121,12 @@ test('creating and unloading adapters in a loop, the oversized ones of an attack
     await big.optimStep({ ...DEFAULT_ADAM, learning_rate: 0.01 });
     await client.submit('/unload_model', { model_id: big.modelId }).then((id) => client.result(id, 'json'));
   };
-  // The first cycles settle the allocators (freed memory is kept for reuse); after them a
-  // server that returns what unload_model frees stays level, one that keeps it grows 16 MB a cycle.
-  for (let i = 0; i < 4; i++) await cycle(2048); // 16 MB each with gradients and Adam moments
-  const start = mb();
-  for (let i = 0; i < 8; i++) await cycle(2048);
-  const growth = mb() - start;
-  console.log(`# RSS growth over 8 cycles after 4: ${growth.toFixed(1)} MB`);
-  assert.ok(growth < 64, `RSS grew ${growth.toFixed(0)} MB over 8 create/unload cycles of 16 MB adapters (kept, they would add 128 MB)`);
+  const before = server.service.adapterMemory();
+  for (let i = 0; i < 4; i++) {
+    await cycle(2048); // 16 MB each with gradients and Adam moments
+    assert.equal(server.service.adapterMemory(), before, `cycle ${i}: unload_model gave the adapter's memory back`);
+  }
   for (let i = 0; i < 3; i++) await cycle(50_000);
-  const attacked = mb() - start;
-  console.log(`# RSS growth after 3 rank-50000 attempts too: ${attacked.toFixed(1)} MB`);
-  assert.ok(attacked < 100, `RSS grew ${attacked.toFixed(0)} MB after three rank-50000 create_model attempts`);
   assert.equal(server.service.adapterMemory() < 1024 * 1024, true, 'only the small model of this suite is left');
 });
 
@@ -153,11 +148,10 @@ test('a forward_backward datum of 200k tokens is a 400 naming the length, not a 
   assert.match(json.error, /datum 0: model_input has 200000 tokens but the model's context is 512/);
 });
 
-test('a seq_id that is not a positive integer is refused on arrival, not left queued', async () => {
-  const started = Date.now();
+// A request left queued would wait forever: the timeout turns that into a failure (no speed bound).
+test('a seq_id that is not a positive integer is refused on arrival, not left queued', { timeout: 60_000 }, async () => {
   await refused('/optim_step', { model_id: model.modelId, seq_id: 'abc', adam_params: DEFAULT_ADAM }, /^seq_id: must be an integer >= 1/);
   await refused('/save_weights', { model_id: model.modelId, seq_id: -3 }, /seq_id: must be >= 1/);
-  assert.ok(Date.now() - started < 2000);
 });
 
 test('a refused training op still uses up its seq_id, so the next op runs', async () => {
