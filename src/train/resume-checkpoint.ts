@@ -15,6 +15,7 @@ import { readPipelineFile } from './async/pipeline-file.js';
 import type { PipelineState } from './async/step-pipeline.js';
 import { listCheckpoints, loadTrainingCheckpoint, type CheckpointState } from './checkpoint-store.js';
 import type { PolicySet } from './policy-set.js';
+import { engineId, type EngineIdSource } from '../engine/kernels/engine-id.js';
 
 /** Checkpoints are written to `checkpoints/.tmp-step-NNNNNN-<pid>` and renamed when complete. */
 const UNFINISHED = /^\.tmp-step-\d{6}-\d+$/;
@@ -100,7 +101,7 @@ export async function loadNewestIntactCheckpoint(runDir: string, policies: Polic
  * unless `allow`, in which case `warn` says from which step the numbers differ.
  */
 export function checkSameEngine(saved: ResumedCheckpoint, engine: string | undefined, allow: boolean, warn: (line: string) => void): void {
-  if (saved.state.engine === undefined || engine === undefined || withoutThreads(saved.state.engine) === withoutThreads(engine)) return;
+  if (saved.state.engine === undefined || engine === undefined || sameEngine(saved.state.engine, engine)) return;
   const what = `the run's checkpoint ${basename(saved.dir)} was computed by ${saved.state.engine}, and this process would continue on ${engine}`;
   if (!allow) {
     throw new TroupeError('config', `${what}: the numbers would differ from step ${saved.step + 1} on. Resume with the same engine (engine.backend, TROUPE_NO_NATIVE, TROUPE_BACKEND, TROUPE_BF16_MATMUL), or pass --allow-engine-change to accept it`);
@@ -109,15 +110,27 @@ export function checkSameEngine(saved: ResumedCheckpoint, engine: string | undef
 }
 
 /**
- * How a checkpoint names the kernels that computed it (see CheckpointState.engine). Not the
- * thread count: results are bit-identical for every count, so a run may resume on a machine
- * with other cores.
+ * How a checkpoint names the kernels that computed it (see CheckpointState.engine and
+ * engine/kernels/engine-id.ts): backend and ISA, bf16 mode, multiply-add rounding and the
+ * engine build. Not the thread count: results are bit-identical for every count, so a run may
+ * resume on a machine with other cores.
  */
-export function engineName(kernels: { name: string; bf16Matmul: string }): string {
-  return `${kernels.name}, bf16 ${kernels.bf16Matmul}`;
+export function engineName(kernels: EngineIdSource): string {
+  return engineId(kernels);
 }
 
 /** An engine name without the thread count that checkpoints written before 2026-11-26 carry. */
 function withoutThreads(engine: string): string {
   return engine.replace(/, [0-9]+ threads?,/, ',');
+}
+
+/**
+ * Whether two engine ids name the same engine. An id saved before the id named the
+ * multiply-add rounding and build has only its first two fields (kernels, bf16 mode): those
+ * are compared, so such a run still resumes where it was computed.
+ */
+function sameEngine(saved: string, now: string): boolean {
+  const [a, b] = [withoutThreads(saved).split(', '), withoutThreads(now).split(', ')];
+  const fields = a.length < b.length ? a.length : Math.max(a.length, b.length);
+  return a.slice(0, fields).join(', ') === b.slice(0, fields).join(', ');
 }
