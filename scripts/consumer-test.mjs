@@ -1,7 +1,9 @@
 // The package as a user gets it: packs this repository, installs the tarball into a fresh
 // project outside it, and there type-checks a two-role task written only against the public
 // API (strict, skipLibCheck false), trains it through the API and through the CLI with
-// tasks.module, and checks that held-out success rises over the warm-started base. Then the
+// tasks.module, and checks that held-out success rises over the warm-started base; a misspelt
+// key in a defineConfig object must fail tsc, and train() aborted by an AbortSignal must resolve
+// with the process still running. Then the
 // same with TROUPE_NO_NATIVE=1 (the WebAssembly fallback). .ci/run calls it after the tests.
 //
 //   node scripts/consumer-test.mjs            # both installs (native, then WASM)
@@ -58,8 +60,28 @@ const tsconfig = {
     typeRoots: [join(root, 'node_modules', '@types')],
     outDir: '.',
   },
-  files: ['relay.ts', 'train-relay.ts', 'all-exports.ts'],
+  files: ['relay.ts', 'train-relay.ts', 'all-exports.ts', 'abort-relay.ts'],
 };
+
+// A config object checked at compile time: a misspelt key must fail tsc with this message.
+const MISSPELT = `import { defineConfig } from 'troupe';
+export const config = defineConfig({ tasks: { name: 'relay' }, train: { stpes: 20 } });
+`;
+const MISSPELT_ERROR = /'stpes' does not exist in type/;
+
+// train() with an AbortSignal inside a program that goes on: abort after the second step, then
+// the process must still run its own code (a timer) after train() resolves.
+const ABORT = `import { defineConfig, train, type TrainRecord } from 'troupe';
+import relay from './relay.js';
+const config = defineConfig({ seed: 1, tasks: { name: 'relay' }, team: { format: 'compact' }, rollout: { k: 4, tasks: 4, max_tokens: 2 }, policy: { kind: 'embedded' }, model: { hidden: 16, layers: 1, heads: 2, intermediate: 32, context: 32 }, warm_start: { skill: 0.3, episodes: 50, epochs: 1, batch_tokens: 512 }, train: { steps: 20, eval_every: 0, eval_tasks: 4, checkpoint_every: 0 } });
+const controller = new AbortController();
+const steps: number[] = [];
+const run = await train({ config, tasks: [relay], runDir: 'runs/relay-abort', progress: false, signal: controller.signal, overrides: { train: { lr: 0.01 } }, onStep: (record: TrainRecord) => {
+  steps.push(record.step);
+  if (record.step === 1) controller.abort();
+} });
+setTimeout(() => console.log(JSON.stringify({ interrupted: run.interrupted, lastStep: run.lastStep, steps, alive: true })), 10);
+`;
 
 function project(name, env) {
   const app = join(work, name);
@@ -70,9 +92,14 @@ function project(name, env) {
   check(line !== undefined, `${name}: the install says which backend: ${line ?? '(no line)'}`);
   for (const file of ['relay.ts', 'relay.yaml', 'train-relay.ts']) copyFileSync(join(root, 'examples', 'relay', file), join(app, file));
   writeFileSync(join(app, 'all-exports.ts'), "import * as troupe from 'troupe';\nexport const names: string[] = Object.keys(troupe);\n");
+  writeFileSync(join(app, 'abort-relay.ts'), ABORT);
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   run(`${name}: tsc (strict, skipLibCheck false)`, process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app });
-  check(true, `${name}: the task and import * as troupe type-check under strict with skipLibCheck false`);
+  check(true, `${name}: the task, a defineConfig config and import * as troupe type-check under strict with skipLibCheck false`);
+  writeFileSync(join(app, 'misspelt.ts'), MISSPELT);
+  writeFileSync(join(app, 'tsconfig.misspelt.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: ['misspelt.ts'] }, null, 2));
+  const misspelt = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.misspelt.json'], { cwd: app, encoding: 'utf8' });
+  check(misspelt.status !== 0 && MISSPELT_ERROR.test(misspelt.stdout), `${name}: a misspelt config key is a compile error: ${misspelt.stdout.trim().split('\n')[0] ?? '(tsc passed)'}`);
   return app;
 }
 
@@ -85,6 +112,10 @@ function trainBoth(app, name, env) {
   // own cost over that start must stay under 0.5 s.
   const fast = help[0] < 1 || (bare[0] >= 0.3 && help[0] - bare[0] < 0.5);
   check(fast, `${name}: troupe --help in ${help.map((s) => s.toFixed(2)).join(' / ')} s (a bare node start: ${bare[0].toFixed(2)} s)`);
+
+  const aborted = run(`${name}: train() aborted by an AbortSignal`, process.execPath, ['abort-relay.js'], { cwd: app, env });
+  const after = JSON.parse(aborted.out.trim().split('\n').at(-1));
+  check(after.alive && after.interrupted && after.lastStep === 1 && after.steps.join() === '0,1', `${name}: an aborted train() resolves after its step (interrupted ${after.interrupted}, last step ${after.lastStep}, steps ${after.steps}) and the process goes on`);
 
   const api = run(`${name}: train + evaluate through the API`, process.execPath, ['train-relay.js'], { cwd: app, env });
   const scores = JSON.parse(api.out.trim().split('\n').at(-1));

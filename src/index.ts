@@ -29,19 +29,26 @@ export type {
   TurnOrder,
 } from './envs/types.js';
 export { defineTask, type TaskSpec, type TeamSpec } from './envs/define-task.js';
+export type { AnyTaskDefinition } from './envs/registry.js';
 export type { OptionValue } from './envs/options-from-defaults.js';
 export { Rng } from './util/rng.js';
 export { z } from 'zod';
 
-// Configs.
+// Configs: the type of a config object (keys as in YAML) and an identity helper that checks it.
+export { defineConfig, type ConfigOverrides, type DeepPartial, type TroupeConfig } from './config/troupe-config.js';
 export { readConfig, type ConfigInput } from './config/read-config.js';
 export type { ResolvedConfig } from './config/resolve-config.js';
 
 // The verbs, each taking one options object.
-export { train, type TrainOptions, type TrainResult } from './api/train.js';
+export { train, type CheckpointEvent, type TrainOptions, type TrainResult } from './api/train.js';
 export { evaluate, type EvaluateOptions, type EvaluateResult, type EvalResult } from './api/evaluate.js';
 export { rollout, type RolloutOptions, type RolloutResult } from './api/rollout.js';
 export { serve, type ServeOptions, type RunningServer } from './api/serve.js';
+
+// What the options take: kernels, a progress stream, the records of metrics.jsonl.
+export type { BackendName } from './engine/kernels/backend-name.js';
+export type { ProgressStream } from './train/progress/progress-display.js';
+export type { EvalRecord, MetricsRecord, TrainRecord, WarmStartRecord } from './train/metrics/types.js';
 
 // What the verbs return and throw.
 export type { EpisodeStats, Sample } from './rollout/types.js';

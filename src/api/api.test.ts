@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { testDir } from '../util/test-dir.test-helper.js';
 
 const troupe = await import('troupe');
-const { defineTask, train, evaluate, rollout, Rng } = troupe;
+const { defineConfig, defineTask, train, evaluate, rollout, Rng } = troupe;
 
 class PickEnv {
   answer = -1;
@@ -37,7 +37,7 @@ const pick = defineTask({
 });
 
 test('the package root exports the verbs and the vocabulary, and nothing internal is reachable', async () => {
-  for (const name of ['defineTask', 'train', 'evaluate', 'rollout', 'serve', 'readConfig', 'Rng', 'z', 'TroupeError']) {
+  for (const name of ['defineConfig', 'defineTask', 'train', 'evaluate', 'rollout', 'serve', 'readConfig', 'Rng', 'z', 'TroupeError']) {
     assert.ok(name in troupe, `troupe exports ${name}`);
   }
   await assert.rejects(import('troupe/dist/src/util/rng.js' as string), (e: NodeJS.ErrnoException) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED');
@@ -45,14 +45,14 @@ test('the package root exports the verbs and the vocabulary, and nothing interna
 
 test('train, evaluate and rollout take a task from code and a config object', async () => {
   const runDir = join(testDir('troupe-api-'), 'run');
-  const config = {
+  const config = defineConfig({
     team: { format: 'compact' },
     rollout: { k: 4, tasks: 4, max_tokens: 2 },
     policy: { kind: 'embedded' },
     model: { hidden: 16, layers: 1, heads: 2, intermediate: 32, context: 16 },
     warm_start: { episodes: 40, epochs: 1, batch_tokens: 256 },
     train: { steps: 2, eval_every: 1, eval_tasks: 8, checkpoint_every: 1 },
-  };
+  });
   const run = await train({ config, tasks: [pick], runDir, progress: false });
   assert.equal(run.runDir, runDir);
   assert.equal(run.lastStep, 1);

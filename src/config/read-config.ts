@@ -15,14 +15,18 @@ import { pathToFileURL } from 'node:url';
 import { notATaskDefinition, registerTask, type AnyTaskDefinition } from '../envs/registry.js';
 import { TroupeError } from '../util/errors.js';
 import { applyOverrides, parseOverride } from './apply-overrides.js';
+import { flattenOverrides } from './flatten-overrides.js';
+import type { ConfigOverrides, TroupeConfig } from './troupe-config.js';
 import { parseConfigText } from './load-config.js';
 import { resolveConfig, type ResolvedConfig } from './resolve-config.js';
 
 export interface ConfigInput {
   /** A config file (YAML or JSON) or the config as an object. */
-  readonly config: string | Readonly<Record<string, unknown>>;
+  readonly config: string | TroupeConfig;
   /** `key=value` overrides, as `--set` takes them. */
   readonly set?: readonly string[];
+  /** Typed overrides by section (`{ train: { steps: 40 } }`), applied after `set`. */
+  readonly overrides?: ConfigOverrides;
   /** Task definitions from code; with one task and no `tasks:` section, the config plays it. */
   readonly tasks?: readonly AnyTaskDefinition[];
 }
@@ -78,7 +82,7 @@ export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
   } else {
     raw = structuredClone(input.config);
   }
-  const overrides = (input.set ?? []).map(parseOverride);
+  const overrides = [...(input.set ?? []).map(parseOverride), ...flattenOverrides(input.overrides ?? {})];
   if (!isPlainObject(raw)) return resolveConfig(raw, { source, overrides });
   let object = applyOverrides(raw, overrides);
   const only = input.tasks?.length === 1 ? input.tasks[0]! : undefined;
