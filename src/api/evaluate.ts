@@ -2,10 +2,11 @@
  * `evaluate`: success on held-out tasks (the eval split, which training never sees), as
  * `troupe eval` measures it, for a run folder or a config.
  */
-import { runEvalCommand } from '../cli/eval-command.js';
+import { runEval } from './run-eval.js';
 import type { AnyTaskDefinition } from '../envs/registry.js';
 import type { EvalResult } from '../train/evaluate.js';
 import { TroupeError } from '../util/errors.js';
+import type { TroupeConfig } from '../config/troupe-config.js';
 
 export type { EvalResult };
 
@@ -13,7 +14,7 @@ export interface EvaluateOptions {
   /** A run folder: its saved config and newest checkpoint. */
   readonly run?: string;
   /** Or a config file / object (e.g. a scripted player, a served model, `model.path`). */
-  readonly config?: string | Readonly<Record<string, unknown>>;
+  readonly config?: string | TroupeConfig;
   /** Task definitions (defineTask) the config or run plays. */
   readonly tasks?: readonly AnyTaskDefinition[];
   /** `key=value` overrides, as `--set` takes them. */
@@ -40,7 +41,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   if ((options.run === undefined) === (options.config === undefined)) {
     throw new TroupeError('input', 'evaluate: give exactly one of run (a run folder) or config (a config file or object)');
   }
-  return runEvalCommand({
+  return runEval({
     target: options.run ?? options.config!,
     ...(options.tasks === undefined ? {} : { definitions: options.tasks }),
     ...(options.set === undefined ? {} : { set: options.set }),

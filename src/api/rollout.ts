@@ -2,12 +2,13 @@
  * `rollout`: play a team on a batch of tasks without training, as `troupe rollout` does, and
  * return every sample (prompt, completion, rewards, advantage).
  */
-import { runRolloutCommand, type RolloutCommandResult } from '../cli/rollout-command.js';
+import { runRollout, type RolloutRunResult } from './run-rollout.js';
 import type { AnyTaskDefinition } from '../envs/registry.js';
+import type { TroupeConfig } from '../config/troupe-config.js';
 
 export interface RolloutOptions {
   /** A config file or the config as an object (policy.kind scripted, embedded, openai, ...). */
-  readonly config: string | Readonly<Record<string, unknown>>;
+  readonly config: string | TroupeConfig;
   /** Task definitions (defineTask) the config plays. */
   readonly tasks?: readonly AnyTaskDefinition[];
   /** `key=value` overrides, as `--set` takes them. */
@@ -18,7 +19,7 @@ export interface RolloutOptions {
   readonly out?: string;
 }
 
-export type RolloutResult = RolloutCommandResult;
+export type RolloutResult = RolloutRunResult;
 
 /**
  * Plays tasks with the config's sampling mode and policies; the same config and seed give the
@@ -32,7 +33,7 @@ export type RolloutResult = RolloutCommandResult;
  * ```
  */
 export function rollout(options: RolloutOptions): Promise<RolloutResult> {
-  return runRolloutCommand({
+  return runRollout({
     config: options.config,
     print: () => undefined,
     ...(options.tasks === undefined ? {} : { definitions: options.tasks }),

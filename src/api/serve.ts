@@ -2,7 +2,7 @@
  * `serve`: an OpenAI-compatible HTTP server (/v1/models, /v1/completions,
  * /v1/chat/completions) over a model folder or a run, as `troupe serve` starts it.
  */
-import { runServeCommand } from '../cli/serve-command.js';
+import { startServe } from './start-serve.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
 import type { RunningServer } from '../serve/server.js';
 
@@ -23,6 +23,8 @@ export interface ServeOptions {
   readonly windowMs?: number;
   /** Kernels (default auto: native where built, else WebAssembly). */
   readonly backend?: BackendName;
+  /** Aborted: the server stops accepting connections and closes once in-flight requests finish. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -33,11 +35,12 @@ export interface ServeOptions {
  * import { serve } from 'troupe';
  * const server = await serve({ model: 'runs/guess', port: 0 });
  * const reply = await fetch(`${server.url}/v1/models`);
- * await server.close();
+ * await server.close();   // or: serve({ ..., signal }) and abort it
  * ```
  */
-export function serve(options: ServeOptions): Promise<RunningServer> {
-  return runServeCommand({
+export async function serve(options: ServeOptions): Promise<RunningServer> {
+  options.signal?.throwIfAborted();
+  const server = await startServe({
     dir: options.model,
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 8000,
@@ -47,4 +50,11 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.backend === undefined ? {} : { backend: options.backend }),
   });
+  const signal = options.signal;
+  if (signal) {
+    // Aborted while the model loaded: close at once; later: on the abort.
+    if (signal.aborted) await server.close();
+    else signal.addEventListener('abort', () => void server.close(), { once: true });
+  }
+  return server;
 }

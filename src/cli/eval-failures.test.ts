@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { cliPath as cli } from '../train/tiny-run.test-helper.js';
 import { TroupeError } from '../util/errors.js';
 import { testDir } from '../util/test-dir.test-helper.js';
-import { runEvalCommand } from './eval-command.js';
+import { runEval } from '../api/run-eval.js';
 
 const dir = testDir('troupe-eval-fail-');
 
@@ -45,7 +45,7 @@ test('a slow server: progress lines while waiting, then the failure', async () =
   try {
     const port = (server.address() as { port: number }).port;
     await assert.rejects(
-      runEvalCommand({ target: configFor(port), progress: { stream: { write: (t: string) => (written += t) }, everyMs: 100 } }),
+      runEval({ target: configFor(port), progress: { stream: { write: (t: string) => (written += t) }, everyMs: 100 } }),
       (error: unknown) => error instanceof TroupeError && error.category === 'policy' && /every one of the \d+ completions failed/.test(error.message),
     );
   } finally {

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TroupeError } from '../util/errors.js';
-import { runRolloutCommand } from './rollout-command.js';
+import { runRollout } from '../api/run-rollout.js';
 import { testDir } from '../util/test-dir.test-helper.js';
 
 const dir = testDir('troupe-rollout-');
@@ -14,7 +14,7 @@ writeFileSync(config, '# test config\nname: t\nseed: 4\ntasks:\n  name: toy\nrol
 
 async function run(out: string, set: string[] = [], tasks?: number) {
   let printed = '';
-  const result = await runRolloutCommand({ config, out, set, ...(tasks ? { tasks } : {}), print: (t) => (printed += t) });
+  const result = await runRollout({ config, out, set, ...(tasks ? { tasks } : {}), print: (t) => (printed += t) });
   return { ...result, printed, text: readFileSync(out, 'utf8') };
 }
 

@@ -12,108 +12,10 @@
  * to stdout and the summary to stderr, so the output pipes.
  */
 import { Command } from 'commander';
-import { regroup } from '../algo/regroup.js';
-import { computeAdvantages } from '../algo/compute-advantages.js';
-import { readConfig } from '../config/read-config.js';
-import type { ResolvedConfig } from '../config/resolve-config.js';
-import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
-import { writeFileAtomic } from '../engine/io/atomic-write.js';
+import { runRollout } from '../api/run-rollout.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
-import { getTask, type AnyTaskDefinition } from '../envs/registry.js';
-import { rollout } from '../rollout/rollout.js';
-import { sampleToJson } from '../rollout/sample-json.js';
-import type { EpisodeStats, Sample } from '../rollout/types.js';
-import { summarizeRollout, type RolloutSummary } from '../rollout/summarize-rollout.js';
-import { playingPolicies } from '../train/playing-policies.js';
-import { successOf, trainSuccessName } from '../train/metrics/success-of.js';
 import { TroupeError } from '../util/errors.js';
 import { backendOption, withBackendSet } from './backend-option.js';
-
-export interface RolloutCommandOptions {
-  /** A config file, or (from the API) the config as an object. */
-  readonly config: string | Readonly<Record<string, unknown>>;
-  /** Task definitions from code (defineTask). */
-  readonly definitions?: readonly AnyTaskDefinition[];
-  /** `key=value` overrides, as given to --set. */
-  readonly set?: readonly string[];
-  /** The samples' file, or `-` for stdout; the API may leave it out (the samples come back in the result). */
-  readonly out?: string;
-  /** Number of tasks; overrides rollout.tasks. */
-  readonly tasks?: number;
-  /** Where the summary goes. Default: stdout, or stderr when the samples go to stdout. */
-  readonly print?: (text: string) => void;
-}
-
-export interface RolloutCommandResult {
-  readonly config: ResolvedConfig;
-  readonly summary: RolloutSummary;
-  readonly groups: number;
-  readonly droppedGroups: number;
-  readonly droppedSamples: number;
-  /** Every sample (advantages set), as written to `out`. */
-  readonly samples: readonly Sample[];
-  readonly episodes: readonly EpisodeStats[];
-}
-
-export async function runRolloutCommand(options: RolloutCommandOptions): Promise<RolloutCommandResult> {
-  const config = await readConfig({ config: options.config, set: options.set ?? [], tasks: options.definitions ?? [] });
-  const count = options.tasks ?? config.rollout.tasks;
-  if (!Number.isInteger(count) || count < 1) {
-    throw new TroupeError('input', `--tasks: expected a whole number >= 1, got ${String(options.tasks)}`);
-  }
-  const task = getTask(config.tasks.name);
-  const team = task.createTeam(taskOptions(config), teamOptions(config));
-  const players = await playingPolicies(config, task, team.roles.map((r) => r.name));
-  const { samples, episodes } = await rollout({
-    team,
-    source: task.createSource(taskOptions(config), config.seed),
-    tasks: Array.from({ length: count }, (_, i) => i),
-    split: 'train',
-    policyFor: players.policyFor,
-    options: rolloutOptions(config),
-    seed: config.seed,
-    step: 0,
-  }).finally(() => players.dispose?.());
-  const advantages = computeAdvantages(regroup(samples, config.advantage.group_by), config.advantage.estimator, {
-    filterZeroVariance: config.advantage.filter_zero_variance,
-  });
-  const lines = advantages.samples.map((s) => `${sampleToJson(s)}\n`).join('');
-  const toStdout = options.out === '-';
-  if (toStdout) process.stdout.write(lines);
-  else if (options.out !== undefined) writeFileAtomic(options.out, lines);
-
-  const summary = summarizeRollout(samples, episodes);
-  const print = options.print ?? ((text: string) => (toStdout ? process.stderr : process.stdout).write(text));
-  print(formatSummary(config, summary, count, toStdout ? 'stdout' : (options.out ?? '(no file)'), advantages));
-  return { config, summary, groups: advantages.groups, droppedGroups: advantages.droppedGroups, droppedSamples: advantages.droppedSamples, samples: advantages.samples, episodes };
-}
-
-function formatSummary(
-  config: ResolvedConfig,
-  s: RolloutSummary,
-  tasks: number,
-  out: string,
-  adv: { groups: number; droppedGroups: number; droppedSamples: number },
-): string {
-  const r = config.rollout;
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  const num = (x: number) => x.toFixed(3).padStart(8);
-  const lines = [
-    `rollout ${config.name}: ${config.tasks.name}, ${tasks} tasks, ${r.mode} K=${r.k}${r.mode === 'tree' && r.continue !== 'best' ? ` continue ${JSON.stringify(r.continue)}` : ''}, ${config.team.variant} ${config.team.order}, seed ${config.seed}`,
-    `${trainSuccessName(successOf(rolloutOptions(config)))} ${pct(s.successRate)} (${s.successes}/${s.episodes} episodes)  mean turns ${s.meanTurns.toFixed(2)}  ` +
-      `parse failures ${s.parseFailures}  generation errors ${s.generationErrors}  failed actions ${s.failures}`,
-    `role        samples   local  global   total`,
-    ...Object.entries(s.roles).map(
-      ([role, x]) => `${role.padEnd(10)} ${String(x.samples).padStart(8)}${num(x.meanLocal)}${num(x.meanGlobal)}${num(x.meanTotal)}`,
-    ),
-    `advantages: ${config.advantage.estimator} over ${adv.groups} groups` +
-      (config.advantage.filter_zero_variance
-        ? `, dropped ${adv.droppedGroups} zero-variance groups (${adv.droppedSamples} samples)`
-        : ''),
-    `wrote ${s.samples - adv.droppedSamples} samples to ${out}`,
-  ];
-  return `${lines.join('\n')}\n`;
-}
 
 export function rolloutCommand(): Command {
   return new Command('rollout')
@@ -128,6 +30,6 @@ export function rolloutCommand(): Command {
     })
     .addOption(backendOption())
     .action(async (config: string, opts: { out: string; set: string[]; tasks?: number; backend?: BackendName }) => {
-      await runRolloutCommand({ config, out: opts.out, set: withBackendSet(opts.set, opts.backend), ...(opts.tasks === undefined ? {} : { tasks: opts.tasks }) });
+      await runRollout({ config, out: opts.out, set: withBackendSet(opts.set, opts.backend), ...(opts.tasks === undefined ? {} : { tasks: opts.tasks }) });
     });
 }

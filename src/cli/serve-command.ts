@@ -15,12 +15,12 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { resolveModel } from '../engine/hub/resolve-model.js';
+import { startServe } from '../api/start-serve.js';
 import type { HubEnv } from '../engine/hub/types.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
 import { getKernels } from '../engine/kernels/get-kernels.js';
-import { loadServedModels } from '../serve/load-served-models.js';
-import { DEFAULT_MAX_BODY_BYTES, startServer, type RunningServer } from '../serve/server.js';
+import { listening } from '../serve/listening.js';
+import { DEFAULT_MAX_BODY_BYTES, type RunningServer } from '../serve/server.js';
 import { cachedBaseModels, resolveModelArgument, type BaseModelSource } from '../serve/tinker/base-models.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { DEFAULT_TINKER_LIMITS, LIMIT_FLAGS, type TinkerLimits } from '../serve/tinker/limits.js';
@@ -28,41 +28,6 @@ import { LORA_ALPHA } from '../serve/tinker/training-model.js';
 import type { RemoteSimulationOptions } from '../serve/tinker/simulated-remote.js';
 import { TroupeError } from '../util/errors.js';
 import { backendOption } from './backend-option.js';
-
-export interface ServeCommandOptions {
-  readonly dir: string;
-  readonly host: string;
-  readonly port: number;
-  /** Served base name; default the folder's name. */
-  readonly name?: string;
-  readonly windowMs: number;
-  readonly seed: number;
-  /** Where save_weights checkpoints are also written, so a restarted server loads them (default: memory only). */
-  readonly stateDir?: string;
-  /** LoRA alpha of every adapter (default 32; the API has no field for it). */
-  readonly loraAlpha?: number;
-  /** Kernels (default auto). */
-  readonly backend?: BackendName;
-  /** A simulated remote GPU service (src/serve/tinker/simulated-remote.ts); default: answer as fast as this machine computes. */
-  readonly simulate?: RemoteSimulationOptions;
-  /** Run asample requests that wait together as one batch (TinkerServiceOptions.batchSampling). */
-  readonly batchSampling?: boolean;
-  /** Largest request body in bytes (default 8 MiB; a bigger one is answered 413). */
-  readonly maxBodyBytes?: number;
-  readonly print?: (text: string) => void;
-}
-
-export async function runServeCommand(options: ServeCommandOptions): Promise<RunningServer> {
-  const dir = await resolveModel(options.dir);
-  // A hub id is served under its own name, as vLLM does (`Qwen/Qwen3-0.6B`), not its snapshot folder's.
-  const name = options.name ?? (dir === options.dir ? undefined : options.dir);
-  const models = loadServedModels(await getKernels(options.backend), dir, name === undefined ? {} : { name });
-  const server = await listening(() => startServer({ models, host: options.host, port: options.port, windowMs: options.windowMs, seed: options.seed, maxBodyBytes: options.maxBodyBytes }), options.host, options.port);
-  const print = options.print ?? ((text: string) => process.stdout.write(text));
-  const lines = models.map((m) => `  ${m.name.padEnd(24)} ${m.adapter === undefined ? 'model  ' : 'adapter'} ${m.root}  (chat template: ${m.chatTemplate.source})`);
-  print(`troupe serve: ${server.url}/v1\n${lines.join('\n')}\n`);
-  return server;
-}
 
 export interface TinkerServeCommandOptions {
   /** `FOLDER`, `NAME=FOLDER` or a hub id, each a base model clients can ask for. */
@@ -109,25 +74,6 @@ export async function runTinkerServeCommand(options: TinkerServeCommandOptions):
   return server;
 }
 
-/**
- * Starts a server, turning the operating system's refusals to listen into one line that says
- * what to change (Node would print a stack trace for EADDRINUSE and friends).
- */
-async function listening<T>(start: () => Promise<T>, host: string, port: number): Promise<T> {
-  try {
-    return await start();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const fix: Record<string, string> = {
-      EADDRINUSE: `port ${port} on ${host} is already in use; stop what listens there, or choose another --port (0 picks a free one)`,
-      EACCES: `not allowed to listen on port ${port} of ${host} (ports below 1024 need root); choose a --port from 1024 to 65535`,
-      EADDRNOTAVAIL: `--host ${host} is not an address of this machine; use 127.0.0.1 (local) or 0.0.0.0 (every interface)`,
-      ENOTFOUND: `--host ${host} is not a known host name; use 127.0.0.1 (local) or 0.0.0.0 (every interface)`,
-    };
-    if (code !== undefined && code in fix) throw new TroupeError('input', fix[code]!, { cause: error });
-    throw error;
-  }
-}
 
 function integer(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
@@ -227,7 +173,7 @@ export function serveCommand(): Command {
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else {
         refuseTinkerOnlyLimits(opts);
-        server = await runServeCommand({ dir, ...opts, maxBodyBytes: opts.maxBodyMb === undefined ? undefined : opts.maxBodyMb * 1024 * 1024 });
+        server = await startServe({ dir, ...opts, maxBodyBytes: opts.maxBodyMb === undefined ? undefined : opts.maxBodyMb * 1024 * 1024 });
       }
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {

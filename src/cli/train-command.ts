@@ -5,10 +5,12 @@
  *   npx troupe train examples/plan-path-train.yaml --set train.steps=60 --run-dir runs/pp
  *   npx troupe train examples/plan-path-train.yaml --resume        # continue a stopped run
  */
+import { rmSync } from 'node:fs';
 import { Command } from 'commander';
 import type { BackendName } from '../engine/kernels/backend-name.js';
 import { runTraining } from '../train/run-training.js';
 import { backendOption, withBackendSet } from './backend-option.js';
+import { interruptSignal } from './interrupt-signal.js';
 
 export function trainCommand(): Command {
   return new Command('train')
@@ -20,7 +22,22 @@ export function trainCommand(): Command {
     .option('--allow-engine-change', 'with --resume: continue on other kernels (backend, bf16 mode; the thread count never matters) than the checkpoint was computed with; the numbers then differ from an uninterrupted run')
     .addOption(backendOption())
     .action(async (config: string, opts: { set: string[]; runDir?: string; resume?: boolean; allowEngineChange?: boolean; backend?: BackendName }) => {
-      const result = await runTraining({ config, set: withBackendSet(opts.set, opts.backend), runDir: opts.runDir, resume: opts.resume, allowEngineChange: opts.allowEngineChange });
-      if (result.interrupted) process.exitCode = 130;
+      // Ctrl-C: the run stops after its step with a checkpoint; a second one exits at once,
+      // removing a run folder this command made that holds nothing resumable yet.
+      const ctrlC = interruptSignal(process.stderr);
+      try {
+        const result = await runTraining({
+          config,
+          set: withBackendSet(opts.set, opts.backend),
+          runDir: opts.runDir,
+          resume: opts.resume,
+          allowEngineChange: opts.allowEngineChange,
+          signal: ctrlC.signal,
+          onUnkeptFolder: (dir) => ctrlC.onForcedExit(dir === undefined ? undefined : () => rmSync(dir, { recursive: true, force: true })),
+        });
+        if (result.interrupted) process.exitCode = 130;
+      } finally {
+        ctrlC.dispose();
+      }
     });
 }

@@ -4,8 +4,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runEvalCommand } from '../cli/eval-command.js';
-import { runRolloutCommand } from '../cli/rollout-command.js';
+import { runEval } from '../api/run-eval.js';
+import { runRollout } from '../api/run-rollout.js';
 import { createReferenceKernels } from '../engine/kernels/reference.js';
 import { loadServedModels } from './load-served-models.js';
 import { startServer, type RunningServer } from './server.js';
@@ -48,7 +48,7 @@ function samplesOf(path: string): Array<Record<string, any>> {
 
 test('troupe rollout with kind openai samples every role from the server, with token ids', async () => {
   const out = join(folder.dir, '..', 'served.jsonl');
-  await runRolloutCommand({ config, out, print: () => {} });
+  await runRollout({ config, out, print: () => {} });
   const samples = samplesOf(out);
   assert.ok(samples.length >= 8);
   assert.deepEqual([...new Set(samples.map((s) => `${s.role}=${s.policy}`))].sort(), ['plan=openai:tiny:plan', 'tool=openai:tiny']);
@@ -57,14 +57,14 @@ test('troupe rollout with kind openai samples every role from the server, with t
 
 test('a mixed team: only policy.openai.roles are served, the others play as the configured kind', async () => {
   const out = join(folder.dir, '..', 'mixed.jsonl');
-  await runRolloutCommand({ config, out, set: ['policy.kind=scripted', 'policy.openai.roles=[plan]'], print: () => {} });
+  await runRollout({ config, out, set: ['policy.kind=scripted', 'policy.openai.roles=[plan]'], print: () => {} });
   const policies = new Map(samplesOf(out).map((s) => [s.role, s.policy]));
   assert.equal(policies.get('plan'), 'openai:tiny:plan');
   assert.doesNotMatch(policies.get('tool')!, /^openai:/);
 });
 
 test('troupe eval scores a served team on held-out tasks', async () => {
-  const result = await runEvalCommand({ target: config });
+  const result = await runEval({ target: config });
   assert.equal(result.n, 2);
   assert.match(result.source, /tool: tiny, plan: tiny:plan/);
   assert.deepEqual(Object.keys(result.roles).sort(), ['plan', 'tool']);

@@ -1,4 +1,4 @@
-// Ctrl-C during a step: the step finishes, a checkpoint is saved, the process exits 130 with
+// Ctrl-C during a step: the step finishes, a checkpoint is saved, the CLI exits with code 130 and
 // a message saying how to continue, and --resume then completes the run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

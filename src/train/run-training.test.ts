@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTraining } from './run-training.js';
-import { runEvalCommand } from '../cli/eval-command.js';
+import { runEval } from '../api/run-eval.js';
 import { readSafetensors } from '../engine/io/safetensors.js';
 import { testDir } from '../util/test-dir.test-helper.js';
 
@@ -59,7 +59,7 @@ test('per-role policies train separately and the eval command reads the run fold
   const lastTrain = deterministicMetrics(runDir).filter((r: any) => r.kind === 'train').at(-1) as any;
   assert.deepEqual(Object.keys(lastTrain.policies).sort(), ['plan', 'tool']);
   assert.equal(lastTrain.success_of, 'best-branch', 'tree K=3: training episodes follow the best branch');
-  const evaluated = await runEvalCommand({ target: runDir, tasks: 6 });
+  const evaluated = await runEval({ target: runDir, tasks: 6 });
   assert.equal(evaluated.n, 6);
   assert.match(evaluated.source, /checkpoints\/step-000003/);
   const lastEval = deterministicMetrics(runDir).filter((r: any) => r.kind === 'eval').at(-1) as any;
@@ -72,7 +72,7 @@ test('a training config that is not embedded, or an eval without weights, says w
   await assert.rejects(runTraining({ config: scripted, runDir: join(dir, 'x'), stream: quiet }), /troupe train trains embedded models/);
   const embedded = join(dir, 'embedded.yaml');
   writeFileSync(embedded, 'tasks: { name: toy }\npolicy: { kind: embedded }\n');
-  await assert.rejects(runEvalCommand({ target: embedded }), /needs weights: give a run folder/);
+  await assert.rejects(runEval({ target: embedded }), /needs weights: give a run folder/);
 });
 
 test('train.frozen keeps a policy at its starting weights while the other one learns', async () => {

@@ -11,10 +11,11 @@
  * Every random choice derives from (seed, step), and the engine is deterministic for a
  * thread count, so `--resume` from a checkpoint replays the remaining steps exactly; an
  * asynchronous run's checkpoint also holds the rollouts in flight (async/step-pipeline.ts).
- * Ctrl-C finishes the current step, saves a checkpoint and stops; a second Ctrl-C stops at once
- * (the last checkpoint stays intact). Ctrl-C during the warm start stops after the current
+ * Aborting `signal` (the CLI aborts it on Ctrl-C) finishes the current step, saves a checkpoint
+ * and resolves with `interrupted: true`. During the warm start it stops after the current
  * supervised step: a warm start is not checkpointed, so a run folder this process made is
  * removed (as it is when the setup fails), and an older one is left as --resume finds it.
+ * Nothing here touches the process (signals, exit codes): that is the CLI's (src/cli/).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,12 +25,13 @@ import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import { cosineLr } from '../engine/optim/cosine-schedule.js';
 import { readConfig } from '../config/read-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
+import type { ConfigOverrides, TroupeConfig } from '../config/troupe-config.js';
 import { UnknownCharacterReport } from '../policy/unknown-characters.js';
 import { sampleToJson } from '../rollout/sample-json.js';
 import type { AnyTaskDefinition } from '../envs/registry.js';
 import { TinkerUnreachableError } from '../tinker/tinker-unreachable-error.js';
 import { TroupeError } from '../util/errors.js';
-import type { EvalRecord } from './metrics/types.js';
+import type { EvalRecord, TrainRecord } from './metrics/types.js';
 import { MetricsWriter } from './metrics/metrics-writer.js';
 import { truncateMetrics } from './metrics/truncate-metrics.js';
 import { ProgressDisplay, type ProgressStream } from './progress/progress-display.js';
@@ -43,11 +45,14 @@ import { PIPELINE_FILE, pipelineFileText, pipelineToResume } from './async/pipel
 import { StepPipeline } from './async/step-pipeline.js';
 import { startRolloutWorker } from './async/rollout-worker.js';
 import { WarmStartInterrupted } from './warm-start.js';
+import { yieldToEventLoop } from '../util/yield-to-event-loop.js';
 
 export interface TrainOptions {
   /** A config file, or the config as an object. */
-  readonly config: string | Readonly<Record<string, unknown>>;
+  readonly config: string | TroupeConfig;
   readonly set?: readonly string[];
+  /** Typed overrides, applied after `set`. */
+  readonly overrides?: ConfigOverrides;
   /** Task definitions from code (defineTask), playable by name in the config. */
   readonly tasks?: readonly AnyTaskDefinition[];
   readonly runDir?: string;
@@ -58,6 +63,26 @@ export interface TrainOptions {
   readonly allowEngineChange?: boolean;
   /** For tests: stop (as if interrupted) after this many RL steps of this process. */
   readonly stopAfterSteps?: number;
+  /** Aborted: finish the current step (or warm-start step), save, resolve with `interrupted: true`. */
+  readonly signal?: AbortSignal;
+  /**
+   * Told the run folder this call made while nothing in it can be resumed yet (the setup and
+   * warm start), and `undefined` once it holds a run: what a caller that ends the process at
+   * once (a second Ctrl-C) should remove.
+   */
+  readonly onUnkeptFolder?: (runDir: string | undefined) => void;
+  /** Each train record as it is written to metrics.jsonl (see train/metrics/types.ts). */
+  readonly onStep?: (record: TrainRecord) => void;
+  /** Each eval record as it is written to metrics.jsonl (step -1: the base, before RL). */
+  readonly onEval?: (record: EvalRecord) => void;
+  /** Each checkpoint once it is complete on disk. */
+  readonly onCheckpoint?: (checkpoint: CheckpointEvent) => void;
+}
+
+/** A checkpoint saved by a run: the step it holds and its folder. */
+export interface CheckpointEvent {
+  readonly step: number;
+  readonly path: string;
 }
 
 export interface TrainResult {
@@ -108,7 +133,7 @@ export function defaultRunDir(config: ResolvedConfig): string {
 }
 
 export async function runTraining(options: TrainOptions): Promise<TrainResult> {
-  const config = await readConfig({ config: options.config, set: options.set ?? [], tasks: options.tasks ?? [] });
+  const config = await readConfig({ config: options.config, set: options.set ?? [], tasks: options.tasks ?? [], ...(options.overrides === undefined ? {} : { overrides: options.overrides }) });
   const configPath = typeof options.config === 'string' ? options.config : 'CONFIG';
   const runDir = options.runDir ?? defaultRunDir(config);
   const metricsPath = join(runDir, 'metrics.jsonl');
@@ -137,22 +162,16 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   const elapsed = () => (performance.now() - started) / 1000;
 
   let warmProgress: ProgressDisplay | undefined;
-  let stopSetup = false;
+  const signal = options.signal;
   const removeIfFresh = () => fresh && rmSync(runDir, { recursive: true, force: true });
-  const onSetupSignal = () => {
-    if (stopSetup) {
-      removeIfFresh();
-      process.exit(130);
-    }
-    stopSetup = true;
-    log('\nstopping the warm start after this step (nothing of it is kept); press Ctrl-C again to stop at once');
-  };
-  process.on('SIGINT', onSetupSignal);
+  const onSetupAbort = () => log('\nstopping the warm start after this step (nothing of it is kept)');
+  signal?.addEventListener('abort', onSetupAbort, { once: true });
+  if (fresh) options.onUnkeptFolder?.(runDir);
   let setup: RunSetup;
   try {
     setup = await setupRun(config, runDir, {
       log,
-      shouldStop: () => stopSetup,
+      shouldStop: () => signal?.aborted ?? false,
       onWarmStartStep: (s) => {
         const record = { kind: 'warm-start' as const, step: s.step, loss: s.loss, tokens: s.tokens, lr: s.lr, elapsed_s: elapsed() };
         metrics.write(record);
@@ -171,10 +190,11 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
     log(`stopped during the warm start, after ${error.step} of ${error.steps} steps; ${kept}`);
     return { runDir, lastStep: -1, interrupted: true };
   } finally {
-    process.off('SIGINT', onSetupSignal);
+    signal?.removeEventListener('abort', onSetupAbort);
   }
+  options.onUnkeptFolder?.(undefined);
   try {
-    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, allowEngineChange: options.allowEngineChange ?? false, stopAfterSteps: options.stopAfterSteps, configPath });
+    return await trainLoop(config, setup, { runDir, metrics, metricsPath, log, stream, elapsed, resume: options.resume ?? false, allowEngineChange: options.allowEngineChange ?? false, stopAfterSteps: options.stopAfterSteps, configPath, signal, onStep: options.onStep, onEval: options.onEval, onCheckpoint: options.onCheckpoint });
   } catch (error) {
     if (!(error instanceof TinkerUnreachableError)) throw error;
     // The service went away mid-run: everything written so far stays; say how to go on.
@@ -197,6 +217,10 @@ interface TrainLoopContext {
   allowEngineChange: boolean;
   stopAfterSteps?: number;
   configPath: string;
+  signal?: AbortSignal;
+  onStep?: (record: TrainRecord) => void;
+  onEval?: (record: EvalRecord) => void;
+  onCheckpoint?: (checkpoint: CheckpointEvent) => void;
 }
 
 async function trainLoop(config: ResolvedConfig, setup: RunSetup, ctx: TrainLoopContext): Promise<TrainResult> {
@@ -240,19 +264,15 @@ async function runSteps(
     const result = await evaluate({ ...setup.evalInput, policyFor: phases.watch(setup.evalInput.policyFor), tasks: t.eval_tasks, temperature: t.eval_temperature, seed: config.seed });
     const record: EvalRecord = { kind: 'eval', step, split: 'eval', ...result, elapsed_s: ctx.elapsed() };
     ctx.metrics.write(record);
+    ctx.onEval?.(record);
     return record;
   };
   let lastEval: EvalRecord | undefined = first === 0 ? await runEval(-1) : undefined;
   if (lastEval) ctx.log(`base policy: held-out success ${(100 * lastEval.success_rate!).toFixed(1)}% (n=${lastEval.n})`);
 
-  let interrupted = false;
   let stopNow = false;
-  const onSignal = () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    ctx.log('\nstopping after this step (a checkpoint will be saved); press Ctrl-C again to stop at once');
-  };
-  process.on('SIGINT', onSignal);
+  const onAbort = () => ctx.log('\nstopping after this step (a checkpoint will be saved)');
+  ctx.signal?.addEventListener('abort', onAbort, { once: true });
   const progress = new ProgressDisplay({ stream: ctx.stream, total: t.steps, startAt: first });
   const unknownChars = new UnknownCharacterReport(setup.tokenizer, ctx.log);
   let step = first;
@@ -261,7 +281,9 @@ async function runSteps(
       const lr = cosineLr({ step, warmupSteps: t.warmup_steps, totalSteps: t.steps, maxLr: t.lr, minLr: t.lr * t.min_lr_ratio });
       phases.begin(`step ${step + 1}/${t.steps}`);
       const { record, samples } = await pipeline.step(step, lr);
-      ctx.metrics.write({ ...record, elapsed_s: ctx.elapsed() });
+      const written = { ...record, elapsed_s: ctx.elapsed() };
+      ctx.metrics.write(written);
+      ctx.onStep?.(written);
       unknownChars.check(samples);
       const last = step === t.steps - 1;
       const every = (n: number) => n > 0 && (step + 1) % n === 0;
@@ -269,25 +291,33 @@ async function runSteps(
         writeFileAtomic(join(ctx.runDir, 'rollouts', `step-${String(step).padStart(6, '0')}.jsonl`), samples.map((s) => sampleToJson(s)).join('\n') + '\n');
       }
       if (every(t.eval_every) || last) lastEval = await runEval(step);
-      // Let pending signals (Ctrl-C) be delivered: a step itself never yields to the event loop.
-      await new Promise((resolve) => setImmediate(resolve));
+      // A step itself never yields to the event loop: let the host's I/O (a server in the same
+      // process, an abort from a signal handler) run between steps.
+      await yieldToEventLoop();
+      const interrupted = ctx.signal?.aborted ?? false;
       stopNow = interrupted || (ctx.stopAfterSteps !== undefined && step - first + 1 >= ctx.stopAfterSteps);
       if (every(t.checkpoint_every) || last || stopNow) {
         const inFlight = pipeline.state();
-        await saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, { modelPath: config.model.path, engine: setup.engine, files: inFlight ? { [PIPELINE_FILE]: pipelineFileText(inFlight) } : {} });
+        const path = await saveTrainingCheckpoint(ctx.runDir, step, setup.policies, setup.tokenizer, t.keep_checkpoints, { modelPath: config.model.path, engine: setup.engine, files: inFlight ? { [PIPELINE_FILE]: pipelineFileText(inFlight) } : {} });
+        ctx.onCheckpoint?.({ step, path });
       }
       progress.update(progressFromTrain(record, lastEval));
       if (stopNow) break;
     }
   } finally {
-    process.off('SIGINT', onSignal);
+    ctx.signal?.removeEventListener('abort', onAbort);
   }
   const reportPath = writeReport(ctx.runDir);
   const lastStep = stopNow ? step : t.steps - 1;
   progress.finish({
-    ...(stopNow ? { stopped: interrupted ? 'stopped by Ctrl-C' : 'stopped as asked' } : {}),
+    ...(stopNow ? { stopped: ctx.signal?.aborted ? stopReason(ctx.signal) : 'stopped as asked' } : {}),
     ...(lastEval ? { eval: { success: lastEval.success_rate, ciLow: lastEval.ci_low, ciHigh: lastEval.ci_high, n: lastEval.n } } : {}),
   });
   ctx.log(stopNow ? `stopped after step ${lastStep}; continue with: troupe train ${ctx.configPath} --resume --run-dir ${ctx.runDir}` : `report: ${reportPath}`);
   return { runDir: ctx.runDir, lastStep, finalEval: lastEval, interrupted: stopNow };
+}
+
+/** The progress summary's words for an abort: its reason when a string ('Ctrl-C'), else 'aborted'. */
+function stopReason(signal: AbortSignal): string {
+  return `stopped by ${typeof signal.reason === 'string' ? signal.reason : 'abort'}`;
 }

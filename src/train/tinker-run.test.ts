@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { getKernels } from '../engine/kernels/get-kernels.js';
 import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
 import { LORA_ALPHA } from '../serve/tinker/training-model.js';
-import { runEvalCommand } from '../cli/eval-command.js';
-import { runRolloutCommand } from '../cli/rollout-command.js';
+import { runEval } from '../api/run-eval.js';
+import { runRollout } from '../api/run-rollout.js';
 import { listCheckpoints } from './checkpoint-store.js';
 import { runTraining } from './run-training.js';
 import { metricsWithoutTiming, tinyRun } from './tiny-run.test-helper.js';
@@ -104,13 +104,13 @@ test('asynchronous (max_steps_off_policy 1): the service samples step k + 1 with
 test('troupe eval and troupe rollout play through the service and write what the embedded backend writes', async () => {
   process.env.TINKER_API_KEY = 'tml-test';
   // The run folders of the first test: their newest checkpoints hold the same weights.
-  const [tinkerEval, embeddedEval] = [await runEvalCommand({ target: join(run.dir, 'tinker') }), await runEvalCommand({ target: join(run.dir, 'embedded') })];
+  const [tinkerEval, embeddedEval] = [await runEval({ target: join(run.dir, 'tinker') }), await runEval({ target: join(run.dir, 'embedded') })];
   assert.match(tinkerEval.source, /on the Tinker service at http/);
   assert.deepEqual({ ...tinkerEval, source: '' }, { ...embeddedEval, source: '' }, 'the trained policies play the held-out tasks the same');
   assert.ok(tinkerEval.n > 0);
 
   const out = (name: string) => join(run.dir, `${name}.jsonl`);
-  const rollout = (name: string, extra: string[]) => runRolloutCommand({ config: run.config, set: [...train, ...extra], out: out(name), print: () => {} });
+  const rollout = (name: string, extra: string[]) => runRollout({ config: run.config, set: [...train, ...extra], out: out(name), print: () => {} });
   const served = await rollout('rollout-tinker', ['policy.kind=tinker', `policy.tinker.base_url=${server.url}`]);
   await rollout('rollout-embedded', []);
   assert.ok(served.summary.samples > 0);

@@ -1,6 +1,6 @@
 // A training config small enough for tests (a 4x4 Plan-Path team, a 1-layer model of width
 // 16, a few warm-start episodes), written to a fresh temp folder that is removed when the
-// test process exits. Tests vary only the policy map and the train section.
+// test process ends. Tests vary only the policy map and the train section.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,4 +1,4 @@
-// A fresh temporary folder for one test file, removed when the test process exits (so a
+// A fresh temporary folder for one test file, removed when the test process ends (so a
 // test run leaves nothing behind in the system's temp folder).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -107,7 +107,7 @@ test('an idle worker does not keep the process alive', () => {
   const tsx = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
   const args = fromSource ? [tsx, '--input-type=module', '-e', script] : ['--input-type=module', '-e', script];
   const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 20_000 });
-  assert.equal(result.signal, null, 'the process exited by itself (not killed by the timeout)');
+  assert.equal(result.signal, null, 'it ended by itself (not killed by the timeout)');
   assert.equal(result.status, 0, result.stderr);
   assert.match(result.stdout, /done/);
 });

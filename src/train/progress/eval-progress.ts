@@ -10,7 +10,7 @@
  * if (watch.allFailed()) throw ...;
  * ```
  */
-import type { Completion, Policy } from '../policy/types.js';
+import type { Completion, Policy } from '../../policy/types.js';
 
 export interface WatchOptions {
   /** Where the progress lines go (stderr); absent: count only. */

@@ -1,0 +1,79 @@
+// train() inside a host program: it never owns the process. An AbortSignal stops the run after
+// its step with a checkpoint (the process goes on), and an HTTP server of the same process is
+// answered between every two steps (the loop yields to the event loop).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tinyRun } from '../train/tiny-run.test-helper.js';
+import { train } from './train.js';
+
+const { dir, config } = tinyRun({ prefix: 'troupe-api-host-', map: 'shared', train: '{ steps: 12, eval_every: 0, eval_tasks: 2, checkpoint_every: 0, samples_every: 0 }' });
+
+test('aborting train() finishes the step, saves a checkpoint and resolves with interrupted: true', async () => {
+  const controller = new AbortController();
+  const steps: number[] = [];
+  const runDir = join(dir, 'abort');
+  const result = await train({
+    config,
+    runDir,
+    progress: false,
+    signal: controller.signal,
+    onStep: (record) => {
+      steps.push(record.step);
+      if (record.step === 2) controller.abort();
+    },
+  });
+  assert.equal(result.interrupted, true);
+  assert.equal(result.lastStep, 2);
+  assert.deepEqual(steps, [0, 1, 2], 'no step after the abort');
+  assert.deepEqual(readdirSync(join(runDir, 'checkpoints')), ['step-000002']);
+  const resumed = await train({ config, runDir, progress: false, resume: true });
+  assert.equal(resumed.interrupted, false);
+  assert.equal(resumed.lastStep, 11);
+});
+
+test('an HTTP server in the same process answers within a step while train() runs', async () => {
+  let stepsDone = 0;
+  const stepEnds: number[] = [];
+  const server = createServer((_req, res) => res.end(String(stepsDone)));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  // The client runs in its own process, so only the server waits on this one's event loop. It
+  // asks again as soon as it has an answer and prints when it sent each request and the answer
+  // (how many steps were done when the server answered).
+  const script = `(async () => { for (;;) { const sent = Date.now(); const r = await fetch(${JSON.stringify(url)}); console.log(sent + ' ' + (await r.text())); } })().catch(() => {});`;
+  const client = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const answers: Array<{ sent: number; stepsDone: number }> = [];
+  let buffered = '';
+  client.stdout.setEncoding('utf8');
+  client.stdout.on('data', (text: string) => {
+    buffered += text;
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      const [sent, done] = line.split(' ').map(Number);
+      answers.push({ sent: sent!, stepsDone: done! });
+    }
+  });
+  try {
+    await train({ config, runDir: join(dir, 'served'), progress: false, onStep: () => {
+      stepsDone++;
+      stepEnds.push(Date.now());
+    } });
+  } finally {
+    client.kill();
+    server.close();
+  }
+  const during = answers.filter((a) => a.stepsDone < stepEnds.length);
+  assert.ok(during.length >= 4, `only ${during.length} requests were answered during the 12 steps`);
+  // A request is answered at the first pause between steps after it arrived: one sent during
+  // step j comes back after step j, or after step j + 1 when its bytes crossed that pause.
+  for (const { sent, stepsDone: answeredAfter } of during) {
+    const doneWhenSent = stepEnds.filter((t) => t <= sent).length;
+    assert.ok(answeredAfter - doneWhenSent <= 2, `a request sent after ${doneWhenSent} steps was answered after ${answeredAfter}`);
+  }
+});
