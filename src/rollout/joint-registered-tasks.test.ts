@@ -7,11 +7,12 @@ import { getTask, taskNames } from '../envs/registry.js';
 import { scriptedPolicies } from '../policy/scripted-policies.js';
 import { rollout } from './rollout.js';
 import type { Sample } from './types.js';
+import { sandboxSkipFor } from '../sandbox/sandbox-skip.test-helper.js';
 
 const tasks = [0, 1];
 
 for (const name of taskNames()) {
-  test(`${name} (joint, aligned, 2 turns): G samples per (task, node, role), children follow joint actions`, async () => {
+  test(`${name} (joint, aligned, 2 turns): G samples per (task, node, role), children follow joint actions`, { skip: sandboxSkipFor(name) }, async () => {
     const task = getTask(name);
     const options = task.optionsSchema.parse({});
     const team = task.createTeam(options, { variant: 'team', format: 'compact', order: 'parallel', maxTurns: 2, alpha: 1 });
@@ -39,7 +40,7 @@ for (const name of taskNames()) {
   });
 }
 
-test('coop-code (joint, 2 turns): a child node prompts with its joint action\'s two functions and their test feedback', async () => {
+test('coop-code (joint, 2 turns): a child node prompts with its joint action\'s two functions and their test feedback', { skip: sandboxSkipFor('coop-code') }, async () => {
   const task = getTask('coop-code');
   const options = task.optionsSchema.parse({ transition: 'feedback' });
   const team = task.createTeam(options, { variant: 'team', format: 'compact', order: 'parallel', maxTurns: 2, alpha: 1 });

@@ -8,6 +8,7 @@ import { scriptedPolicies } from '../policy/scripted-policies.js';
 import { assertChosenStateContinues } from './replay-chosen.test-helper.js';
 import { rollout } from './rollout.js';
 import type { RolloutMode, Sample } from './types.js';
+import { sandboxSkipFor } from '../sandbox/sandbox-skip.test-helper.js';
 
 const tasks = [0, 1, 2, 3, 4, 5];
 
@@ -43,7 +44,7 @@ function groups(samples: Sample[]): Sample[][] {
 
 for (const name of taskNames()) {
   for (const order of ['sequential', 'parallel'] as const) {
-    test(`${name} (tree, ${order}): nodes of K, chosen state continues, second role's branches differ`, async () => {
+    test(`${name} (tree, ${order}): nodes of K, chosen state continues, second role's branches differ`, { skip: sandboxSkipFor(name) }, async () => {
       const { team, source, samples } = await play(name, { order }, 'tree');
       for (const g of groups(samples)) {
         assert.equal(g.length, 4);
@@ -60,7 +61,7 @@ for (const name of taskNames()) {
     });
   }
 
-  test(`${name} (single, independent): K episodes per task, groups per (task, role)`, async () => {
+  test(`${name} (single, independent): K episodes per task, groups per (task, role)`, { skip: sandboxSkipFor(name) }, async () => {
     const { samples, episodes } = await play(name, { variant: 'single' }, 'independent');
     assert.equal(episodes.length, tasks.length * 4);
     assert.ok(samples.every((s) => s.role === 'agent' && s.group === `${s.task_id}|agent`));

@@ -17,3 +17,11 @@ function probe(): false | string {
 
 /** `false` where the sandbox can run here, else the reason (node:test's `skip` option). */
 export const sandboxSkip: false | string = probe();
+
+/** Built-in tasks whose every episode runs programs in the sandbox (tests, tool code). */
+const SANDBOXED_TASKS = new Set(['code', 'coop-code', 'math']);
+
+/** `sandboxSkip` for a test that plays the named task, `false` for a task that needs no sandbox. */
+export function sandboxSkipFor(task: string): false | string {
+  return SANDBOXED_TASKS.has(task) ? sandboxSkip : false;
+}

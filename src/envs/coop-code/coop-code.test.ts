@@ -7,6 +7,7 @@ import { rollout } from '../../rollout/rollout.js';
 import type { TeamOptions } from '../types.js';
 import { chatAdviceSource, type AdviceRequest, type AdviceSource } from './advice-source.js';
 import { coopCodeTask, createCoopSource } from './index.js';
+import { sandboxSkip } from '../../sandbox/sandbox-skip.test-helper.js';
 
 const team = (over: Partial<TeamOptions> = {}): TeamOptions => ({ variant: 'team', format: 'natural', order: 'parallel', maxTurns: 2, alpha: 1, ...over });
 const ctx = (turn: number) => ({ turn, maxTurns: 2 });
@@ -18,7 +19,7 @@ async function act(role: any, env: any, text: string, turn: number) {
   return role.step(env, parsed, ctx(turn));
 }
 
-test('feedback transition: turn-2 prompts show both functions and the failing asserts', async () => {
+test('feedback transition: turn-2 prompts show both functions and the failing asserts', { skip: sandboxSkip }, async () => {
   const env = coopCodeTask.createSource(options, 2).make(0, 'train');
   const problem = syntheticFunctionProblem(2, 'train', 0);
   const [aux, main] = coopCodeTask.createTeam(options, team()).roles;
@@ -36,7 +37,7 @@ test('feedback transition: turn-2 prompts show both functions and the failing as
   }
 });
 
-test('every outcome short of full credit carries a reason: the role\'s own code first, main also for the pair', async () => {
+test('every outcome short of full credit carries a reason: the role\'s own code first, main also for the pair', { skip: sandboxSkip }, async () => {
   const problem = syntheticFunctionProblem(2, 'train', 0);
   const entry = problem.entryPoint;
   const [aux, main] = coopCodeTask.createTeam(options, team({ order: 'sequential' })).roles;
@@ -87,7 +88,7 @@ test('task options that would do nothing are config errors', () => {
   assert.equal(coopCodeTask.createTeam(options, team({ variant: 'single' })).roles.length, 1);
 });
 
-test('guided transition: the advice source sees the pair and its results; its advice reaches the next prompts', async () => {
+test('guided transition: the advice source sees the pair and its results; its advice reaches the next prompts', { skip: sandboxSkip }, async () => {
   const seen: AdviceRequest[] = [];
   const fake: AdviceSource = { advise: async (r) => (seen.push(r), 'Call aux from main.') };
   const guided = coopCodeTask.optionsSchema.parse({ transition: 'advice', advice: { base_url: 'http://localhost:1/v1', model: 'm' } });
@@ -127,7 +128,7 @@ test('chatAdviceSource posts a chat completion and reads choices[0].message.cont
   await assert.rejects(down.advise({ problem: '', aux: '', main: '', feedback: '' }), /HTTP 503/);
 });
 
-test('coop-code through the tree rollout: scripted skill 1 solves every task; sequential main earns the full 4.0', async () => {
+test('coop-code through the tree rollout: scripted skill 1 solves every task; sequential main earns the full 4.0', { skip: sandboxSkip }, async () => {
   const play = (order: TeamOptions['order']) =>
     rollout({
       team: coopCodeTask.createTeam(options, team({ format: 'compact', maxTurns: 1, order })),
@@ -149,7 +150,7 @@ test('coop-code through the tree rollout: scripted skill 1 solves every task; se
   assert.ok(seq.samples.filter((s) => s.role === 'main').every((s) => s.reward.global === 4), 'sequential: main sees aux, full 4.0');
 });
 
-test('reference policy on the synthetic set: canonical completions pass (single), reference pair gets 2.5', async () => {
+test('reference policy on the synthetic set: canonical completions pass (single), reference pair gets 2.5', { skip: sandboxSkip }, async () => {
   const run = async (variant: 'team' | 'single') =>
     rollout({
       team: coopCodeTask.createTeam(options, team({ variant, maxTurns: 1, order: 'sequential' })),

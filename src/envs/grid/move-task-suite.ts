@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { STANDARD_ALPHABET } from '../../engine/tokenizer/char-tokenizer.js';
+import { sandboxSkip } from '../../sandbox/sandbox-skip.test-helper.js';
 import { Rng } from '../../util/rng.js';
 import type { TaskDefinition, TeamOptions } from '../types.js';
 import { playEpisode, type PlayedStep } from './play-move-episode.js';
@@ -189,7 +190,7 @@ export function runMoveTaskSuite<E extends MoveEnv<MoveReport>>(suite: MoveTaskS
       }
     });
 
-    it('variant team, natural format: tool programs run in the sandbox; scripted skill 1 solves', async () => {
+    it('variant team, natural format: tool programs run in the sandbox; scripted skill 1 solves', { skip: sandboxSkip }, async () => {
       const team = task.createTeam(options, teamOptions(task, { format: 'natural' }));
       assert.deepEqual(team.roles.map((r) => r.name), [...task.teamRoles]);
       assert.equal(typeof team.roles[0]!.prepare, 'function', 'the natural tool runs its program in prepare');
