@@ -92,6 +92,18 @@ const rules: readonly Rule[] = [
     why: (c) => `LoRA adapters exist only with policy.map: lora, and the map is ${JSON.stringify(c.policy.map)}; remove it or set policy.map: lora`,
   },
   {
+    keys: ['train.lora_lr', 'train.lora_lr_scale'],
+    decidedBy: ['policy.kind', 'policy.map'],
+    applies: (c) => c.policy.kind !== 'embedded' || c.policy.map === 'lora',
+    why: (c) => `only LoRA adapters train at a LoRA rate, and the map is ${JSON.stringify(c.policy.map)} (full fine-tuning at train.lr); remove it or set policy.map: lora`,
+  },
+  {
+    keys: ['train.lora_lr_scale'],
+    decidedBy: ['train.lora_lr'],
+    applies: (c) => c.train.lora_lr === undefined,
+    why: (c) => `train.lora_lr sets the LoRA rate outright (${c.train.lora_lr}), so the scale of train.lr does nothing; keep one of the two`,
+  },
+  {
     keys: FRESH_MODEL_KEYS,
     decidedBy: ['model.path'],
     applies: (c) => c.model.path === undefined,

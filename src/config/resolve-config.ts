@@ -10,6 +10,7 @@ import { configSchema, type ParsedConfig } from './config-schema.js';
 import { formatIssues } from './format-issues.js';
 import { ignoredKeys, resetToDefaults } from './ignored-keys.js';
 import { resolveJointOptions } from '../rollout/joint-options.js';
+import { LORA_LR_SCALE, trainsLora } from './lora-lr.js';
 import type { JointOptions, RolloutMode } from '../rollout/types.js';
 
 export type ResolvedConfig = Omit<ParsedConfig, 'name' | 'team' | 'tasks'> & {
@@ -168,8 +169,17 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
     },
     rollout: { ...config.rollout, mode: config.rollout.mode ?? modeOfAlgorithm[config.algorithm] },
     magrpo: resolveJointOptions(config.magrpo),
-    train: { ...config.train, loss: resolvedLoss(object, config.algorithm, config.train.loss) },
+    train: { ...config.train, loss: resolvedLoss(object, config.algorithm, config.train.loss), ...loraScale(config) },
   };
+}
+
+/**
+ * A LoRA run without its own rate spells the rule's factor out, so its config.yaml says how
+ * its rate was chosen (and a run saved before the rule existed is not resumed under it).
+ */
+function loraScale(config: Pick<ParsedConfig, 'policy' | 'train'>): { lora_lr_scale?: number } {
+  const t = config.train;
+  return trainsLora(config.policy) && t.lora_lr === undefined && t.lora_lr_scale === undefined ? { lora_lr_scale: LORA_LR_SCALE } : {};
 }
 
 /** train.loss as set, else the algorithm's default loss. */

@@ -9,7 +9,20 @@ export const trainSection = z
   .strictObject({
     /** RL steps; each plays rollout.tasks tasks and makes one update per policy. */
     steps: z.number().int().min(0).max(1_000_000).default(40),
+    /** Peak learning rate of full fine-tuning; LoRA adapters train at a multiple of it (lora_lr_scale). */
     lr: z.number().positive().default(1e-3),
+    /**
+     * Peak learning rate of LoRA adapters (policy.map lora, or policy.kind tinker), overriding
+     * the rule below. Unset: lr * lora_lr_scale.
+     */
+    lora_lr: z.number().positive().optional(),
+    /**
+     * LoRA learns at about 10x the full fine-tuning rate ("LoRA Without Regret", Thinking
+     * Machines 2025; tinker-cookbook's get_lora_lr_over_full_finetune_lr returns 10), so a config
+     * tuned for full fine-tuning keeps working when it switches to LoRA. Unset under LoRA
+     * resolves to 10 (config/lora-lr.ts); without LoRA it stays unset and is an error to set.
+     */
+    lora_lr_scale: z.number().positive().max(1000).optional(),
     warmup_steps: z.number().int().min(0).max(1_000_000).default(2),
     /** The cosine schedule ends at lr * min_lr_ratio. */
     min_lr_ratio: z.number().min(0).max(1).default(0.1),

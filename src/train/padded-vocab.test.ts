@@ -42,7 +42,7 @@ function responseIds(runDir: string): number[] {
   return readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n').flatMap((line) => JSON.parse(line).response_ids as number[]));
 }
 
-const settings = () => [`model.path=${folder.dir}`, 'warm_start.enabled=false', 'model.lora.r=4', `model.lora.alpha=${LORA_ALPHA}`, 'rollout.k=4', 'rollout.tasks=2', 'train.lr=0.02'];
+const settings = () => [`model.path=${folder.dir}`, 'warm_start.enabled=false', 'model.lora.r=4', `model.lora.alpha=${LORA_ALPHA}`, 'rollout.k=4', 'rollout.tasks=2', 'train.lora_lr=0.02'];
 
 test('troupe train, embedded LoRA: with the mask no padded id is sampled and sampler and learner agree to 1e-5; without it they are sampled and trained on', async () => {
   const masked = await runTraining({ config: run.config, runDir: join(run.dir, 'masked'), stream: quiet, set: [...settings(), 'train.logprob_tolerance=1e-5'] });

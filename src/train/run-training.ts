@@ -24,6 +24,7 @@ import { PhaseProgress, watchPolicySet } from './progress/phase-progress.js';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import { cosineLr } from '../engine/optim/cosine-schedule.js';
 import { readConfig } from '../config/read-config.js';
+import { peakLearningRate } from '../config/lora-lr.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import type { ConfigOverrides, TroupeConfig } from '../config/troupe-config.js';
 import { UnknownCharacterReport } from '../policy/unknown-characters.js';
@@ -249,6 +250,8 @@ async function runSteps(
   latest: Awaited<ReturnType<typeof loadNewestIntactCheckpoint>>,
 ): Promise<TrainResult> {
   const t = config.train;
+  const peak = peakLearningRate(config);
+  if (peak.rule !== undefined) ctx.log(`LoRA learning rate ${peak.lr} (${peak.rule}; set train.lora_lr to choose it)`);
   let first = 0;
   if (latest) {
     checkSameEngine(latest, setup.engine, ctx.allowEngineChange, ctx.log);
@@ -278,7 +281,7 @@ async function runSteps(
   let step = first;
   try {
     for (; step < t.steps; step++) {
-      const lr = cosineLr({ step, warmupSteps: t.warmup_steps, totalSteps: t.steps, maxLr: t.lr, minLr: t.lr * t.min_lr_ratio });
+      const lr = cosineLr({ step, warmupSteps: t.warmup_steps, totalSteps: t.steps, maxLr: peak.lr, minLr: peak.lr * t.min_lr_ratio });
       phases.begin(`step ${step + 1}/${t.steps}`);
       const { record, samples } = await pipeline.step(step, lr);
       const written = { ...record, elapsed_s: ctx.elapsed() };

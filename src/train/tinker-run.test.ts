@@ -41,7 +41,7 @@ const close = (a: number, b: number, tolerance: number, what: string) => assert.
 test('troupe train drives LoRA clients on a Tinker service and matches the embedded run step for step', async () => {
   process.env.TINKER_API_KEY = 'tml-test';
   const tinkerDir = join(run.dir, 'tinker');
-  const set = [...train, `train.steps=${STEPS}`, 'train.lr=0.02', 'train.kl_coef=0.05'];
+  const set = [...train, `train.steps=${STEPS}`, 'train.lora_lr=0.02', 'train.kl_coef=0.05'];
   const tinker = await runTraining({ config: run.config, runDir: tinkerDir, stream: quiet, set: [...set, 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`] });
   await runTraining({ config: run.config, runDir: join(run.dir, 'embedded'), stream: quiet, set });
   assert.equal(tinker.lastStep, STEPS - 1);
@@ -75,7 +75,7 @@ test('troupe train drives LoRA clients on a Tinker service and matches the embed
 
 test('asynchronous (max_steps_off_policy 1): the service samples step k + 1 with the weights before update k while it runs, exactly as the embedded schedule does; resume is exact', async () => {
   process.env.TINKER_API_KEY = 'tml-test';
-  const set = [...train, `train.steps=${STEPS}`, 'train.lr=0.05', 'train.max_steps_off_policy=1', 'advantage.estimator=raw'];
+  const set = [...train, `train.steps=${STEPS}`, 'train.lora_lr=0.05', 'train.max_steps_off_policy=1', 'advantage.estimator=raw'];
   const tinkerSet = [...set, 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`];
   const tinkerDir = join(run.dir, 'tinker-async');
   await runTraining({ config: run.config, runDir: tinkerDir, stream: quiet, set: tinkerSet });

@@ -30,7 +30,7 @@ after(async () => {
 });
 
 test('a Tinker run samples the same through the sampling thread as between training jobs', async () => {
-  const set = ['train.steps=4', 'train.warmup_steps=0', 'train.eval_every=2', 'train.eval_tasks=4', 'train.samples_every=1', 'train.lr=0.05', 'train.kl_coef=0.05', 'train.max_steps_off_policy=1', `model.path=${base}`, 'warm_start.enabled=false', 'model.lora.r=4', `model.lora.alpha=${LORA_ALPHA}`, 'rollout.k=4', 'rollout.tasks=3', 'policy.kind=tinker'];
+  const set = ['train.steps=4', 'train.warmup_steps=0', 'train.eval_every=2', 'train.eval_tasks=4', 'train.samples_every=1', 'train.lora_lr=0.05', 'train.kl_coef=0.05', 'train.max_steps_off_policy=1', `model.path=${base}`, 'warm_start.enabled=false', 'model.lora.r=4', `model.lora.alpha=${LORA_ALPHA}`, 'rollout.k=4', 'rollout.tasks=3', 'policy.kind=tinker'];
   const dirs = ['inline', 'thread'].map((name) => join(run.dir, name));
   for (const [i, dir] of dirs.entries()) await runTraining({ config: run.config, runDir: dir, stream: quiet, set: [...set, `policy.tinker.base_url=${servers[i]!.url}`] });
   const [inline, thread] = dirs.map(metricsWithoutTiming);

@@ -31,7 +31,7 @@ function sameRun(a: string, b: string): void {
 
 for (const [map, s] of [['per-role', 1], ['lora', 2]] as const) {
   test(`${map} map, s = ${s}: sampling on a worker thread gives the inline run exactly`, () => {
-    const { dir, config } = tinyRun({ prefix: `troupe-worker-${map}-`, map, train: `{ steps: 5, lr: 0.05, warmup_steps: 1, eval_every: 0, eval_tasks: 4, samples_every: 1, max_steps_off_policy: ${s} }` });
+    const { dir, config } = tinyRun({ prefix: `troupe-worker-${map}-`, map, train: `{ steps: 5, ${map === 'lora' ? 'lora_lr' : 'lr'}: 0.05, warmup_steps: 1, eval_every: 0, eval_tasks: 4, samples_every: 1, max_steps_off_policy: ${s} }` });
     writeFileSync(config, `${readFileSync(config, 'utf8')}advantage: { estimator: raw }\n`);
     const worker = train(config, join(dir, 'worker'), []);
     assert.match(worker, /async sampling: a worker thread \(1 kernel thread, its own copy of the weights\) plays step k \+ \d while the learner \((1 kernel thread|2 kernel threads)\) updates step k/);
