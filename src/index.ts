@@ -44,6 +44,7 @@ export { train, type CheckpointEvent, type TrainOptions, type TrainResult } from
 export { evaluate, type EvaluateOptions, type EvaluateResult, type EvalResult } from './api/evaluate.js';
 export { rollout, type RolloutOptions, type RolloutResult } from './api/rollout.js';
 export { serve, type ServeOptions, type RunningServer } from './api/serve.js';
+export { compare, type CompareOptions, type CompareResult, type CompareRow, type SeedResult } from './api/compare.js';
 
 // What the options take: kernels, a progress stream, the records of metrics.jsonl.
 export type { BackendName } from './engine/kernels/backend-name.js';

@@ -37,7 +37,7 @@ const pick = defineTask({
 });
 
 test('the package root exports the verbs and the vocabulary, and nothing internal is reachable', async () => {
-  for (const name of ['defineConfig', 'defineTask', 'train', 'evaluate', 'rollout', 'serve', 'readConfig', 'Rng', 'z', 'TroupeError']) {
+  for (const name of ['defineConfig', 'defineTask', 'train', 'evaluate', 'rollout', 'serve', 'compare', 'readConfig', 'Rng', 'z', 'TroupeError']) {
     assert.ok(name in troupe, `troupe exports ${name}`);
   }
   await assert.rejects(import('troupe/dist/src/util/rng.js' as string), (e: NodeJS.ErrnoException) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED');

@@ -30,6 +30,11 @@ export const commandTable: readonly CommandEntry[] = [
     load: async (program) => void program.addCommand((await import('./report-command.js')).reportCommand()),
   },
   {
+    name: 'compare',
+    summary: 'runs side by side: a markdown table of final held-out success (95% interval, n) on stdout, runs named <base>-seedN grouped; --out writes their curves as one HTML page',
+    load: async (program) => void program.addCommand((await import('./compare-command.js')).compareCommand()),
+  },
+  {
     name: 'rollout',
     summary: 'play a team on a batch of tasks without training; write the samples as JSONL',
     load: async (program) => void program.addCommand((await import('./rollout-command.js')).rolloutCommand()),

@@ -10,6 +10,7 @@ import type { EvalRecord, Metric, MetricsRecord, TrainRecord } from '../metrics/
 import { trainSuccessName } from '../metrics/success-of.js';
 import { formatDuration } from '../progress/format-duration.js';
 import { escapeHtml } from './escape-html.js';
+import { htmlTable as table } from './html-table.js';
 import { renderLineChart } from './line-chart.js';
 import { buildReportCharts } from './report-charts.js';
 import { reportStyle } from './report-style.js';
@@ -69,12 +70,6 @@ function headline(s: RunSummary): string {
     stats.push(stat('Wall time', formatDuration(s.wallSeconds), s.wallIsSum ? `sum of step times; ${split}` : split));
   }
   return `<div class="stats">${stats.join('')}</div>`;
-}
-
-function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  const th = head.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
-  const tr = rows.map((row) => `<tr>${row.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`).join('');
-  return `<table><thead><tr>${th}</tr></thead><tbody>${tr}</tbody></table>`;
 }
 
 function evalTable(evals: readonly EvalRecord[]): string {

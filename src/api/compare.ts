@@ -1,0 +1,57 @@
+/**
+ * `compare`: runs side by side, as `troupe compare` shows them: a markdown table of each run's
+ * final held-out success (95% Wilson interval, n, step), with runs named `<base>-seedN` folded
+ * into one row per base, and optionally one self-contained HTML page of their curves.
+ */
+import { writeFileAtomic } from '../engine/io/atomic-write.js';
+import { compareRows, markdownTable, type CompareRow, type SeedResult } from '../train/compare/compare-table.js';
+import { readRun } from '../train/compare/read-run.js';
+import { renderCompare } from '../train/compare/render-compare.js';
+import { groupBySeed } from '../train/compare/seed-groups.js';
+import { TroupeError } from '../util/errors.js';
+
+export type { CompareRow, SeedResult };
+
+export interface CompareOptions {
+  /** Run folders (runs/<name>), in the order the table and legends list them. */
+  readonly runs: readonly string[];
+  /** Also write the HTML page here. */
+  readonly out?: string;
+  /** The page's heading (default: "Runs compared"). */
+  readonly title?: string;
+}
+
+export interface CompareResult {
+  /** One row per run, or per seed group (base name, mean, each seed's numbers). */
+  readonly rows: readonly CompareRow[];
+  /** The rows as a markdown table, ending in a newline. */
+  readonly markdown: string;
+  /** The page (also written to `out` when given). */
+  readonly html: string;
+  /** Cut-short last metrics lines that were skipped, each naming its file. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * @example
+ * ```ts
+ * import { compare } from 'troupe';
+ * const { markdown } = await compare({ runs: ['runs/pp-seed1', 'runs/pp-seed2', 'runs/pp-lora-seed1'], out: 'compare.html' });
+ * process.stdout.write(markdown);
+ * ```
+ */
+export async function compare(options: CompareOptions): Promise<CompareResult> {
+  if (options.runs.length === 0) throw new TroupeError('input', 'compare needs at least one run folder, e.g. runs/plan-path-seed1 runs/plan-path-seed2');
+  const runs = options.runs.map(readRun);
+  const seen = new Map<string, string>();
+  for (const run of runs) {
+    const other = seen.get(run.name);
+    if (other !== undefined) throw new TroupeError('input', `two run folders are named ${run.name} (${other} and ${run.dir}); rows and legends go by folder name, so rename or copy one`);
+    seen.set(run.name, run.dir);
+  }
+  const groups = groupBySeed(runs);
+  const rows = compareRows(groups);
+  const html = renderCompare({ title: options.title ?? 'Runs compared', groups, rows });
+  if (options.out !== undefined) writeFileAtomic(options.out, html);
+  return { rows, markdown: markdownTable(rows), html, warnings: runs.flatMap((r) => r.warnings) };
+}
