@@ -31,7 +31,7 @@ test('a minimal config resolves with every default filled, max_turns from the ta
     max_tokens: 48,
     stop: ['\n'],
   });
-  assert.deepEqual(config.advantage, { estimator: 'grpo', filter_zero_variance: false });
+  assert.deepEqual(config.advantage, { estimator: 'grpo', filter_zero_variance: false, group_by: 'task-turn-role' });
   assert.deepEqual(config.policy, { kind: 'scripted', skill: 0.5, map: 'shared', models: {} });
   assert.equal(config.algorithm, 'at-grpo');
 });

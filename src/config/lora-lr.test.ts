@@ -1,5 +1,5 @@
 // The LoRA learning-rate rule as the config resolves it: LoRA runs (embedded map lora, every
-// Tinker client) train at train.lr x 10 unless they say otherwise; full fine-tuning is untouched.
+// Tinker client) train at train.lr x train.lora_lr_scale (1 by default, measured); full fine-tuning is untouched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { peakLearningRate } from './lora-lr.js';
@@ -8,13 +8,13 @@ import { resolveConfig } from './resolve-config.js';
 const tinker = { kind: 'tinker', tinker: { base_url: 'http://127.0.0.1:8000' } };
 const resolve = (policy: object, train: object = {}) => resolveConfig({ tasks: { name: 'toy' }, policy, train: { lr: 0.002, ...train } });
 
-test('a LoRA run without its own rate trains at train.lr x 10, and its config says so', () => {
+test('a LoRA run without its own rate trains at train.lr x 1 (the measured default), and its config says so', () => {
   for (const policy of [{ kind: 'embedded', map: 'lora' }, tinker, { ...tinker, map: 'per-role' }]) {
     const config = resolve(policy);
-    assert.equal(config.train.lora_lr_scale, 10, `${JSON.stringify(policy)}: the factor is spelled out in the resolved config`);
+    assert.equal(config.train.lora_lr_scale, 1, `${JSON.stringify(policy)}: the factor is spelled out in the resolved config`);
     const peak = peakLearningRate(config);
-    assert.ok(Math.abs(peak.lr - 0.02) < 1e-12, `${JSON.stringify(policy)}: ${peak.lr}`);
-    assert.equal(peak.rule, 'train.lr 0.002 x train.lora_lr_scale 10');
+    assert.ok(Math.abs(peak.lr - 0.002) < 1e-12, `${JSON.stringify(policy)}: ${peak.lr}`);
+    assert.equal(peak.rule, 'train.lr 0.002 x train.lora_lr_scale 1');
   }
 });
 
@@ -48,6 +48,6 @@ test('a saved LoRA config resolves to the same rate again (the run folder round 
   // As run-training's roundTripConfig saves it: the magrpo section only under algorithm magrpo.
   const { magrpo: _magrpo, ...saved } = first;
   const again = resolveConfig(saved);
-  assert.equal(again.train.lora_lr_scale, 10);
+  assert.equal(again.train.lora_lr_scale, 1);
   assert.deepEqual(peakLearningRate(again), peakLearningRate(first));
 });

@@ -21,6 +21,7 @@
  * still fails becomes `n` completions with finishReason 'error' and the reason, never an
  * empty answer passed off as real.
  */
+import { samplingSeed } from './sampling-seed.js';
 import { TroupeError } from '../util/errors.js';
 import { deriveSeed } from '../util/rng.js';
 import type { Completion, FinishReason, Policy, SampleRequest } from './types.js';
@@ -148,7 +149,9 @@ export class OpenAIPolicy implements Policy {
     const body: Json = {
       model: this.options.model,
       n,
-      seed,
+      // The rule every sampler follows (sampling-seed.ts), so Troupe's own server samples what
+      // the embedded run samples for the same request.
+      seed: samplingSeed(seed),
       temperature: request.temperature,
       top_p: request.topP,
       max_tokens: request.maxTokens,

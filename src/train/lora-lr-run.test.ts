@@ -21,8 +21,8 @@ async function trainedRate(name: string, set: readonly string[]): Promise<{ lr: 
 /** The schedule's peak is min + (max - min), equal to max up to rounding. */
 const near = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-12, `trained at ${actual}, expected ${expected}`);
 
-test('a LoRA run that sets no LoRA rate trains at train.lr x 10 and prints the rate once', async () => {
-  const { lr, log } = await trainedRate('rule', []);
+test('a LoRA run trains at train.lr x train.lora_lr_scale and prints the rate once', async () => {
+  const { lr, log } = await trainedRate('rule', ['train.lora_lr_scale=10']);
   near(lr, 0.02); // 0.002 x 10
   const lines = log.split('\n').filter((l) => l.includes('LoRA learning rate'));
   assert.deepEqual(lines, ['LoRA learning rate 0.02 (train.lr 0.002 x train.lora_lr_scale 10; set train.lora_lr to choose it)']);
