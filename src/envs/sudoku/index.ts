@@ -18,6 +18,7 @@ import { generateSudokuForSplit } from './puzzle-split.js';
 import { SudokuEnv } from './sudoku-env.js';
 import { CELL_COUNT, SUDOKU_SIZE, correctFills, emptyCount } from './sudoku-grid.js';
 import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
+import { SUDOKU_HINTS } from './sudoku-prompts.js';
 import { createCommitRole, createProgramToolRole, createToolRole } from './sudoku-roles.js';
 import { sudokuScripted } from './sudoku-scripted.js';
 
@@ -40,6 +41,14 @@ const sudokuOptionsShape = {
     .min(1, { error: 'max_fills must be at least 1' })
     .max(64, { error: 'max_fills must be at most 64' })
     .default(CELL_COUNT),
+  /**
+   * Compact prompts only: `empty` adds a line `EMPTY 12 14 21` naming the empty cells (row,
+   * column). It restates the board, nothing from the solution: a character-level model cannot
+   * otherwise count its way to a cell's coordinates in the time a run has.
+   */
+  hint: z
+    .enum(SUDOKU_HINTS, { error: `hint must be one of ${SUDOKU_HINTS.join(' | ')}` })
+    .default('none'),
 };
 
 export const sudokuOptionsSchema = z.strictObject(
@@ -70,7 +79,7 @@ export function sudokuGlobalReward(env: SudokuEnv): number {
 }
 
 function createTeam(options: SudokuOptions, team: TeamOptions): Team<SudokuEnv> {
-  const roleOptions = { format: team.format, maxFills: options.max_fills };
+  const roleOptions = { format: team.format, maxFills: options.max_fills, hint: options.hint };
   // The natural tool writes a program that runs in the code sandbox; a host that cannot
   // sandbox fails on the first run with the sandbox's own error.
   const tool = () => (team.format === 'natural' ? createProgramToolRole(roleOptions) : createToolRole(roleOptions));

@@ -7,6 +7,7 @@
  * the standard 64-token character vocabulary; `plan` shown, `tool` and `agent` omit TOOL/SIM):
  *
  *     PLAN 1/3 M16       role, turn/turns, most fills per answer
+ *     EMPTY 12 14 21 ... only with `hint: empty`: the empty cells (row, column)
  *     1.3.               the board, `.` empty
  *     ..1.
  *     ....
@@ -42,6 +43,20 @@ export interface SudokuPromptInput {
   readonly role: string;
   readonly ctx: TurnContext;
   readonly maxFills: number;
+  readonly hint?: SudokuHint;
+}
+
+/** Compact-prompt extras: `empty` lists the empty cells as `EMPTY 12 14` (row, column). */
+export const SUDOKU_HINTS = ['none', 'empty'] as const;
+export type SudokuHint = (typeof SUDOKU_HINTS)[number];
+
+/** `EMPTY 12 14 21`: the empty cells in reading order, or `EMPTY -` on a full board. */
+export function emptyCellsLine(cells: readonly number[]): string {
+  const names: string[] = [];
+  cells.forEach((v, i) => {
+    if (v === EMPTY) names.push(`${Math.floor(i / SUDOKU_SIZE) + 1}${(i % SUDOKU_SIZE) + 1}`);
+  });
+  return `EMPTY ${names.length === 0 ? '-' : names.join(' ')}`;
 }
 
 const VERDICT_CODES: Record<FillVerdict, string> = { ok: 'V', given: 'G', range: 'R', conflict: 'X' };
@@ -64,7 +79,9 @@ export function currentProposal(env: SudokuEnv, turn: number): SudokuRecord | un
 
 export function compactPrompt(input: SudokuPromptInput): string {
   const { env, role, ctx, maxFills } = input;
-  const lines = [`${role.toUpperCase()} ${ctx.turn + 1}/${ctx.maxTurns} M${maxFills}`, renderCompactGrid(env.cells)];
+  const lines = [`${role.toUpperCase()} ${ctx.turn + 1}/${ctx.maxTurns} M${maxFills}`];
+  if (input.hint === 'empty') lines.push(emptyCellsLine(env.cells));
+  lines.push(renderCompactGrid(env.cells));
   if (role === 'plan') {
     const proposal = currentProposal(env, ctx.turn);
     if (proposal === undefined) lines.push('TOOL -');

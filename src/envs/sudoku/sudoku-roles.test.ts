@@ -147,3 +147,25 @@ test('compact prompts and answers stay inside the small models\' 64-character vo
   texts.push(plan.prompt(env, t0), answer);
   for (const text of texts) assert.deepEqual(outside(text), [], text);
 });
+
+test('hint empty: every compact prompt names the empty cells, which track the committed fills', () => {
+  const hinted = sudokuTask.optionsSchema.parse({ hint: 'empty' });
+  const { first: tool, second: plan } = roles(sudokuTask.createTeam(hinted, teamOptions));
+  assert.ok(plan !== undefined);
+  const env = puzzleEnv();
+  // BOARD's dots: (1,2) (1,4) (2,1) (2,3) (3,2) (3,4) (4,1) (4,3).
+  assert.equal(tool.prompt(env, t0), `TOOL 1/3 M16\nEMPTY 12 14 21 23 32 34 41 43\n${BOARD}\nA:`);
+  plan.step(env, plan.parse('122\n'), t0);
+  assert.match(plan.prompt(env, t1), /^PLAN 2\/3 M16\nEMPTY 14 21 23 32 34 41 43\n123\.\n/);
+  const single = sudokuTask.createTeam(hinted, { ...teamOptions, variant: 'single' });
+  assert.match(single.roles[0]?.prompt(puzzleEnv(), t0) ?? '', /^AGENT 1\/3 M16\nEMPTY 12 14/);
+  // The scripted player still reads the board under the extra line.
+  const answer = sudokuTask.scripted({ role: 'tool', prompt: tool.prompt(puzzleEnv(), t0), skill: 1, rng: new Rng(1) });
+  assert.ok(tool.parse(answer).ok, answer);
+});
+
+test('an unknown sudoku hint is a config error naming the allowed values', () => {
+  const result = sudokuTask.optionsSchema.safeParse({ hint: 'candidates' });
+  assert.equal(result.success, false);
+  assert.match(String(result.error?.issues[0]?.message), /hint must be one of none \| empty/);
+});

@@ -12,7 +12,7 @@ import type { Fill, FillsOutcome } from './apply-fills.js';
 import { parseCompactFills, parseNaturalFills } from './parse-fills.js';
 import type { SudokuEnv } from './sudoku-env.js';
 import { emptyCount } from './sudoku-grid.js';
-import { compactPrompt, naturalPrompt } from './sudoku-prompts.js';
+import { type SudokuHint, compactPrompt, naturalPrompt } from './sudoku-prompts.js';
 import type { PromptFormat } from './sudoku-render.js';
 import { SUDOKU_REWARDS } from './sudoku-rewards.js';
 
@@ -20,6 +20,8 @@ export interface SudokuRoleOptions {
   readonly format: PromptFormat;
   /** More fills than this in one answer void the answer (parse failure). */
   readonly maxFills: number;
+  /** Extra compact-prompt facts (sudoku-prompts.ts); natural prompts ignore it. */
+  readonly hint?: SudokuHint;
 }
 
 type SudokuRole = Role<SudokuEnv, Fill[]>;
@@ -86,11 +88,11 @@ function stepWith(
 }
 
 /** The compact-format tool: it writes the fills themselves (natural: createProgramToolRole). */
-export function createToolRole(options: { readonly maxFills: number }): SudokuRole {
-  const { maxFills } = options;
+export function createToolRole(options: { readonly maxFills: number; readonly hint?: SudokuHint }): SudokuRole {
+  const { maxFills, hint } = options;
   return {
     name: 'tool',
-    prompt: (env, ctx) => compactPrompt({ env, role: 'tool', ctx, maxFills }),
+    prompt: (env, ctx) => compactPrompt({ env, role: 'tool', ctx, maxFills, hint }),
     parse: parserFor({ format: 'compact', maxFills }),
     step: (env, action, ctx) => stepWith(env, 'tool', 'proposal', action, ctx),
   };
@@ -98,11 +100,11 @@ export function createToolRole(options: { readonly maxFills: number }): SudokuRo
 
 /** `plan` (team variant, sees the tool's proposal) or `agent` (single variant). */
 export function createCommitRole(name: 'plan' | 'agent', options: SudokuRoleOptions): SudokuRole {
-  const { format, maxFills } = options;
+  const { format, maxFills, hint } = options;
   const build = format === 'compact' ? compactPrompt : naturalPrompt;
   return {
     name,
-    prompt: (env, ctx) => build({ env, role: name, ctx, maxFills }),
+    prompt: (env, ctx) => build({ env, role: name, ctx, maxFills, hint }),
     parse: parserFor(options),
     step: (env, action, ctx) => stepWith(env, name, 'commit', action, ctx),
   };
