@@ -1,6 +1,6 @@
 """Tiny random checkpoints written by transformers itself, with transformers' log-probs.
 
-    /work/venv/bin/python scripts/make-model-fixtures.py
+    python scripts/make-model-fixtures.py
 
 Any venv with torch, transformers, peft, safetensors and tokenizers works; to make one from
 the wheels on disk:

@@ -1,7 +1,7 @@
 """Writes src/tinker/fixtures/proto-messages.json: Tinker protobuf messages serialized by the
 official SDK's generated code (tinker_public_pb2), for the TypeScript codec test.
 
-    /work/venv/bin/python scripts/tinker-proto-fixtures.py /path/to/tinker-sdk-checkout
+    python scripts/tinker-proto-fixtures.py /path/to/tinker-sdk-checkout
 """
 import importlib.util
 import json

@@ -43,11 +43,14 @@ export type { ResolvedConfig } from './config/resolve-config.js';
 export { train, type CheckpointEvent, type TrainOptions, type TrainResult } from './api/train.js';
 export { evaluate, type EvaluateOptions, type EvaluateResult, type EvalResult } from './api/evaluate.js';
 export { rollout, type RolloutOptions, type RolloutResult } from './api/rollout.js';
-export { serve, type ServeOptions, type RunningServer } from './api/serve.js';
+export { serve, type ListenOptions, type ServeOptions, type RunningServer } from './api/serve.js';
+export { createHandler, type TroupeHandler } from './api/create-handler.js';
+export type { HandlerOptions, OpenAIHandlerOptions, RemoteSimulationOptions, TinkerHandlerOptions, TinkerLimits } from './api/handler-options.js';
 export { compare, type CompareOptions, type CompareResult, type CompareRow, type SeedResult } from './api/compare.js';
 
 // What the options take: kernels, a progress stream, the records of metrics.jsonl.
 export type { BackendName } from './engine/kernels/backend-name.js';
+export type { HubEnv } from './engine/hub/types.js';
 export type { ProgressStream } from './train/progress/progress-display.js';
 export type { EvalRecord, MetricsRecord, TrainRecord, WarmStartRecord } from './train/metrics/types.js';
 

@@ -9,7 +9,7 @@ const ISSUE_FIELDS = [
   'matmul_256_gflops_1t', 'matmul_256_gflops_2t', 'matmul_64x512x2048_gflops_1t', 'matmul_64x512x2048_gflops_2t',
 ];
 
-test('bench engine (tiny settings) gives every field of issue 3 as a positive number, in one JSON object', async () => {
+test('bench engine (tiny settings) gives every headline field as a positive number, in one JSON object', async () => {
   const config = llamaConfig({ hidden: 16, layers: 1, heads: 2, intermediate: 32, vocab: 64, context: 32 });
   const lines: string[] = [];
   const result = await benchEngine({
@@ -31,7 +31,7 @@ test('bench engine (tiny settings) gives every field of issue 3 as a positive nu
   assert.equal(result.backend, 'wasm');
   assert.equal(lines.length, 3); // 1 thread, 2 threads, sampling
 
-  // Scaling: 1 and 2 threads (the figures of issue 3 need both), the same losses on each.
+  // Scaling: 1 and 2 threads (the scaling figures need both), the same losses on each.
   assert.deepEqual(result.scaling.map((p) => p.threads), [1, 2]);
   assert.equal(result.scaling_losses_equal, true);
   assert.equal(result.scaling[0]!.matmul_256_gflops, result.matmul_256_gflops_1t);

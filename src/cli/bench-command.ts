@@ -1,6 +1,6 @@
 /**
  * `troupe bench engine`: speed of the embedded engine on the standard benchmark model of
- * issue 3 (Llama-style, 4 layers, hidden 256, 4 heads, intermediate 1024, vocab 64; batch 16
+ * the project (Llama-style, 4 layers, hidden 256, 4 heads, intermediate 1024, vocab 64; batch 16
  * x context 128): one training step, decoding with the KV cache, prefill, and matmul
  * throughput on 1 and 2 threads; then how the training step and the matmuls scale from 1
  * thread to N (1, 2, 4, 8, ... and N itself), with a check that every thread count computes
@@ -64,7 +64,7 @@ export interface MachineInfo {
   readonly simd: string;
 }
 
-/** The result; the first eight fields are the ones issue 3 names. */
+/** The result; the first eight fields are the benchmark's headline figures. */
 export interface EngineBenchResult {
   readonly train_step_ms: number;
   readonly decode_b1_tok_s: number;
@@ -234,7 +234,7 @@ export function formatEngineBench(r: EngineBenchResult): string {
   const warning = busyWarning(r.load_start[0] ?? 0, r.machine.cores, r.busy_start);
   if (warning !== undefined) lines.push(`warning  ${warning}`);
   lines.push('');
-  lines.push(`${'figure'.padEnd(width[0]!)}  ${'value'.padStart(width[1]!)} ${''.padEnd(width[2]!)}  ${'note'.padEnd(width[3]!)}  target (issue 3)`);
+  lines.push(`${'figure'.padEnd(width[0]!)}  ${'value'.padStart(width[1]!)} ${''.padEnd(width[2]!)}  ${'note'.padEnd(width[3]!)}  target`);
   for (const [name, value, unit, note, target] of rows) {
     lines.push(`${name.padEnd(width[0]!)}  ${value.padStart(width[1]!)} ${unit.padEnd(width[2]!)}  ${note.padEnd(width[3]!)}  ${target}`.trimEnd());
   }

@@ -70,7 +70,7 @@ test('troupe serve Org/Name serves the cached snapshot under the hub id', async 
   Object.assign(process.env, { HF_HOME: hfHome, HF_HUB_OFFLINE: '1' });
   try {
     let printed = '';
-    const server = await startServe({ dir: 'Org/Tiny', host: '127.0.0.1', port: 0, windowMs: 0, seed: 0, print: (t) => (printed += t) });
+    const server = await startServe({ model: 'Org/Tiny', host: '127.0.0.1', port: 0, windowMs: 0, seed: 0, print: (t) => (printed += t) });
     try {
       const models = (await (await fetch(`${server.url}/v1/models`)).json()) as { data: Array<{ id: string; root: string }> };
       assert.deepEqual(models.data.map((m) => [m.id, m.root]), [['Org/Tiny', snapshot]]);

@@ -15,14 +15,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { startServe } from '../api/start-serve.js';
+import { startServe, type RunningServer } from '../api/start-serve.js';
 import type { HubEnv } from '../engine/hub/types.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
-import { getKernels } from '../engine/kernels/get-kernels.js';
-import { listening } from '../serve/listening.js';
-import { DEFAULT_MAX_BODY_BYTES, type RunningServer } from '../serve/server.js';
-import { cachedBaseModels, resolveModelArgument, type BaseModelSource } from '../serve/tinker/base-models.js';
-import { startTinkerServer, type RunningTinkerServer } from '../serve/tinker/tinker-server.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../serve/server.js';
 import { DEFAULT_TINKER_LIMITS, LIMIT_FLAGS, type TinkerLimits } from '../serve/tinker/limits.js';
 import { LORA_ALPHA } from '../serve/tinker/training-model.js';
 import type { RemoteSimulationOptions } from '../serve/tinker/simulated-remote.js';
@@ -57,23 +53,9 @@ export interface TinkerServeCommandOptions {
 }
 
 /** `troupe serve --tinker`: the Tinker API over the given base models (loaded on first use). */
-export async function runTinkerServeCommand(options: TinkerServeCommandOptions): Promise<RunningTinkerServer> {
-  const named: BaseModelSource[] = [];
-  for (const arg of options.models) named.push(await resolveModelArgument(arg, options.hubEnv));
-  const cached = options.hfCache === false ? [] : cachedBaseModels(options.hubEnv).filter((c) => !named.some((m) => m.name === c.name));
-  const models = [...named, ...cached];
-  if (models.length === 0) throw new TroupeError('input', 'serve --tinker has no base model to offer: pass --model FOLDER (or NAME=FOLDER, or a hub id), repeatable, or put models in the Hugging Face cache (HF_HOME)');
-  const kernels = await getKernels(options.backend);
-  const server = await listening(() => startTinkerServer({ kernels, models, host: options.host, port: options.port, seed: options.seed, stateDir: options.stateDir, loraAlpha: options.loraAlpha, simulate: options.simulate, limits: options.limits, batchSampling: options.batchSampling, samplerThread: options.samplerThread }), options.host, options.port);
-  const print = options.print ?? ((text: string) => process.stdout.write(text));
-  const sim = options.simulate;
-  const simulated = sim === undefined ? '' : `; SIMULATING a remote service: +${sim.latencyMs} ms per request, ${sim.usPerToken} us per token, ${sim.decodeMsPerToken ?? 0} ms per decoding step`;
-  const thread = server.service.samplerThread;
-  const sampling = thread === undefined ? '' : `; sampling on a thread of its own (${thread.threads} kernel thread${thread.threads === 1 ? '' : 's'}, training ${kernels.threads})`;
-  print(`troupe serve --tinker: ${server.url} (Tinker API; TINKER_BASE_URL=${server.url}; LoRA alpha ${server.service.loraAlpha})${options.stateDir === undefined ? '' : `; saved weights in ${options.stateDir}`}${simulated}${sampling}\n${models.map((m) => `  ${m.name.padEnd(24)} ${m.dir}`).join('\n')}\n`);
-  return server;
+export function runTinkerServeCommand(options: TinkerServeCommandOptions): Promise<RunningServer> {
+  return startServe({ ...options, tinker: true });
 }
-
 
 function integer(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
@@ -173,7 +155,8 @@ export function serveCommand(): Command {
       else if (dir === undefined) throw new TroupeError('input', 'serve needs a model or run folder (or --tinker --model FOLDER for the Tinker API)');
       else {
         refuseTinkerOnlyLimits(opts);
-        server = await startServe({ dir, ...opts, maxBodyBytes: opts.maxBodyMb === undefined ? undefined : opts.maxBodyMb * 1024 * 1024 });
+        const { host, port, name, windowMs, seed, backend } = opts;
+        server = await startServe({ model: dir, host, port, name, windowMs, seed, backend, maxBodyBytes: opts.maxBodyMb === undefined ? undefined : opts.maxBodyMb * 1024 * 1024 });
       }
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {

@@ -6,7 +6,7 @@ import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readHubEnv } from '../engine/hub/hub-env.js';
 import { MODEL_FIXTURES } from '../engine/io/model-fixtures.test-helper.js';
-import type { RunningTinkerServer } from '../serve/tinker/tinker-server.js';
+import type { RunningServer } from '../api/start-serve.js';
 import { makeTinyModelDir, type TinyModelDir } from '../serve/tiny-model.test-helper.js';
 import { TinkerClient, TinkerSampler } from '../tinker/tinker-client.js';
 import { DEFAULT_ADAM } from '../tinker/types.js';
@@ -15,7 +15,7 @@ import { runTinkerServeCommand } from './serve-command.js';
 
 const COMMIT = 'a'.repeat(40);
 let folder: TinyModelDir;
-let server: RunningTinkerServer;
+let server: RunningServer;
 let client: TinkerClient;
 let printed = '';
 

@@ -6,6 +6,7 @@
  */
 import type { Completion, Policy, SampleRequest } from '../policy/types.js';
 import { TroupeError } from '../util/errors.js';
+import { yieldToEventLoop } from '../util/yield-to-event-loop.js';
 import type { RolloutOptions } from './types.js';
 
 export interface PolicyCall {
@@ -26,8 +27,13 @@ export function makeRequest(prompt: string, n: number, seed: number, options: Ro
   };
 }
 
-/** Returns, for each call in order, its `request.n` completions. */
+/**
+ * Returns, for each call in order, its `request.n` completions. Each batch first yields to the
+ * event loop: an embedded policy computes synchronously, so without this an evaluation (many
+ * batches, no training step between them) would hold a server of the same program silent.
+ */
 export async function samplePolicies(calls: readonly PolicyCall[]): Promise<Completion[][]> {
+  await yieldToEventLoop();
   const byPolicy = new Map<Policy, number[]>();
   calls.forEach((call, index) => {
     const list = byPolicy.get(call.policy) ?? [];

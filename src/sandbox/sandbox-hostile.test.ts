@@ -1,4 +1,4 @@
-// Hostile-program tests of the sandbox (issue 5, acceptance 2): each attack has its own test
+// Hostile-program tests of the sandbox: each attack has its own test
 // and must be stopped and reported with the machine and Troupe's process unaffected.
 // Run: npx tsx --test src/sandbox/sandbox-hostile.test.ts
 import assert from 'node:assert/strict';

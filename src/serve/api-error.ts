@@ -13,14 +13,17 @@ export class ApiError extends Error {
   readonly type: ApiErrorType;
   readonly param: string | null;
   readonly code: string | null;
+  /** Headers the refusal carries (a 405's Allow). */
+  readonly headers: Record<string, string>;
 
-  constructor(status: number, message: string, options: { type?: ApiErrorType; param?: string; code?: string } = {}) {
+  constructor(status: number, message: string, options: { type?: ApiErrorType; param?: string; code?: string; headers?: Record<string, string> } = {}) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.type = options.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
     this.param = options.param ?? null;
     this.code = options.code ?? null;
+    this.headers = options.headers ?? {};
   }
 
   toBody(): { error: { message: string; type: ApiErrorType; param: string | null; code: string | null } } {

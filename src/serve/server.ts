@@ -1,15 +1,17 @@
 /**
- * The OpenAI-compatible HTTP server over embedded models (node:http, no framework).
+ * The OpenAI-compatible HTTP server over embedded models: a Fetch-API handler (no framework),
+ * and that handler on a node:http port.
  *
  *   const server = await startServer({ models: loadServedModels(kernels, 'models/tiny') });
  *   // server.url === 'http://127.0.0.1:8000'; point any OpenAI client at `${server.url}/v1`
  *   await server.close();
  *
+ *   const handler = createOpenAIHandler({ models });   // mount handler.fetch in any server
+ *
  * Routes: GET /v1/models, POST /v1/completions, POST /v1/chat/completions, GET /health, and
  * vLLM's POST /tokenize, POST /detokenize and GET /tokenizer_info (tokenizer-routes.ts).
  * Every refusal is an OpenAI-style error object (api-error.ts) and the server keeps serving.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Sampler } from '../engine/sampling/generate.js';
 import type { GenerateRequest, Generation } from '../engine/sampling/types.js';
 import type { LlamaModel } from '../engine/model/llama-model.js';
@@ -17,21 +19,18 @@ import { TroupeError } from '../util/errors.js';
 import { deriveSeed } from '../util/rng.js';
 import { ApiError, badParam } from './api-error.js';
 import { Batcher, type BatchStats } from './batcher.js';
-import { closeGracefully, createJsonServer, listen, readBody, sendJson } from './http-plumbing.js';
+import { guardedHandler, jsonResponse, readRequestBody, type FetchHandler } from './fetch-plumbing.js';
+import { listenHandler, pathOf } from './node-adapter.js';
 import { chatBody, completionBody, type ChoiceResult, type FormatContext } from './format-response.js';
 import { parseChatRequest, parseCompletionRequest, parseDetokenizeRequest, parseTokenizeRequest } from './parse-request.js';
 import { echoPrompt } from './echo-prompt.js';
-import { SseStream } from './stream-response.js';
+import { SSE_HEADERS, SseSink, SseStream } from './stream-response.js';
 import { detokenize, encodePromptText, tokenize, tokenizerInfo } from './tokenizer-routes.js';
 import { topLogprobs } from './top-logprobs.js';
 import type { ServedModel, ServeRequest } from './types.js';
 
-export interface ServeOptions {
+export interface OpenAIHandlerOptions {
   readonly models: readonly ServedModel[];
-  /** Default 127.0.0.1 (loopback only). */
-  readonly host?: string;
-  /** Default 8000; 0 picks a free port. */
-  readonly port?: number;
   /** Batching: quiet gap and longest wait (ms), see batcher.ts. Defaults 2 and 20. */
   readonly windowMs?: number;
   readonly maxWaitMs?: number;
@@ -43,6 +42,18 @@ export interface ServeOptions {
   readonly maxBodyBytes?: number;
   /** Where server errors (5xx) are reported. Default: stderr. */
   readonly log?: (line: string) => void;
+}
+
+export interface ServeOptions extends OpenAIHandlerOptions {
+  /** Default 127.0.0.1 (loopback only). */
+  readonly host?: string;
+  /** Default 8000; 0 picks a free port. */
+  readonly port?: number;
+}
+
+/** The handler and its batching counters (summed over models). */
+export interface OpenAIHandler extends FetchHandler {
+  stats(): BatchStats;
 }
 
 export interface RunningServer {
@@ -69,7 +80,15 @@ const ROUTES: Record<string, string> = {
 /** The request body limit of startServer when `maxBodyBytes` is not given (troupe serve --max-body-mb). */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** The server on a port: the handler behind node:http. */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const handler = createOpenAIHandler(options);
+  const { url, port, close } = await listenHandler(handler, options.host ?? '127.0.0.1', options.port ?? 8000);
+  // In-flight requests finish (their batch is already scheduled).
+  return { url, port, stats: () => handler.stats(), close };
+}
+
+export function createOpenAIHandler(options: OpenAIHandlerOptions): OpenAIHandler {
   if (options.models.length === 0) throw new TroupeError('input', 'startServer needs at least one model to serve');
   const models = new Map(options.models.map((m) => [m.name, m]));
   const batchers = new Map<LlamaModel, Batcher>();
@@ -128,7 +147,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return served;
   };
 
-  const complete = async (request: ServeRequest, res: ServerResponse): Promise<void> => {
+  const complete = async (request: ServeRequest): Promise<Response> => {
     const served = servedModel(request.model);
     const prompts = promptIdsOf(request, served);
     const context = served.model.config.max_position_embeddings;
@@ -169,34 +188,35 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (request.maxTokens === 0) {
       // Scoring only (echo): nothing to generate, so the batcher is not involved.
       const nothing: Generation = { ids: [], logprobs: [], samplingLogprobs: [], text: '', finishReason: 'length' };
-      sendJson(res, 200, completionBody(ctx, choicesOf(prompts.map(() => Array.from({ length: request.n }, () => nothing)))));
-      return;
+      return jsonResponse(200, completionBody(ctx, choicesOf(prompts.map(() => Array.from({ length: request.n }, () => nothing)))));
     }
     if (!request.stream) {
       const choices = choicesOf(await batcher.submit(generateRequests));
-      sendJson(res, 200, request.endpoint === 'chat' ? chatBody(ctx, choices) : completionBody(ctx, choices));
-      return;
+      return jsonResponse(200, request.endpoint === 'chat' ? chatBody(ctx, choices) : completionBody(ctx, choices));
     }
-    // Each token is written as the batch draws it (the batch runs live because of this listener).
-    const sse = new SseStream(ctx, res, prompts);
-    sse.end(choicesOf(await batcher.submit(generateRequests, (token) => sse.token(token))));
+    // Each token is queued as the batch draws it (the batch runs live because of this listener).
+    // The response is handed out at the first chunk, so a failure before it is still a JSON error.
+    const sink = new SseSink();
+    const sse = new SseStream(ctx, sink, prompts);
+    const done = batcher.submit(generateRequests, (token) => sse.token(token)).then((generations) => sse.end(choicesOf(generations)));
+    done.catch((error: unknown) => sink.fail(error));
+    await Promise.race([sink.opened, done]);
+    return new Response(sink.body, { status: 200, headers: SSE_HEADERS });
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+  const route = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = ROUTES[path];
     if (method === undefined) {
       const routes = Object.entries(ROUTES).map(([route, verb]) => `${verb} ${route}`).join(', ');
       throw new ApiError(404, `no route ${req.method} ${path}; routes: ${routes}`, { type: 'not_found_error', code: 'unknown_url' });
     }
-    if (req.method !== method) {
-      res.setHeader('Allow', method);
-      throw new ApiError(405, `${path} takes ${method}, not ${req.method}`, { code: 'method_not_allowed' });
-    }
-    if (path === '/health') return sendJson(res, 200, { status: 'ok' });
-    if (path === '/v1/models') return sendJson(res, 200, listModels());
-    if (path === '/tokenizer_info') return sendJson(res, 200, tokenizerInfo(servedModel(new URL(req.url ?? '/', 'http://x').searchParams.get('model') ?? undefined)));
-    const text = (await readBody(req, maxBody, () => new ApiError(413, `request body exceeds ${maxBody} bytes (troupe serve --max-body-mb); send smaller requests`, { code: 'request_too_large' }))).toString('utf8');
+    if (req.method !== method) throw new ApiError(405, `${path} takes ${method}, not ${req.method}`, { code: 'method_not_allowed', headers: { Allow: method } });
+    if (path === '/health') return jsonResponse(200, { status: 'ok' });
+    if (path === '/v1/models') return jsonResponse(200, listModels());
+    if (path === '/tokenizer_info') return jsonResponse(200, tokenizerInfo(servedModel(url.searchParams.get('model') ?? undefined)));
+    const text = new TextDecoder().decode(await readRequestBody(req, maxBody, () => new ApiError(413, `request body exceeds ${maxBody} bytes (troupe serve --max-body-mb); send smaller requests`, { code: 'request_too_large' })));
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -205,30 +225,29 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     if (path === '/tokenize') {
       const request = parseTokenizeRequest(body);
-      return sendJson(res, 200, tokenize(servedModel(request.model), request));
+      return jsonResponse(200, tokenize(servedModel(request.model), request));
     }
     if (path === '/detokenize') {
       const request = parseDetokenizeRequest(body);
-      return sendJson(res, 200, detokenize(servedModel(request.model), request));
+      return jsonResponse(200, detokenize(servedModel(request.model), request));
     }
-    await complete(path === '/v1/chat/completions' ? parseChatRequest(body) : parseCompletionRequest(body), res);
+    return complete(path === '/v1/chat/completions' ? parseChatRequest(body) : parseCompletionRequest(body));
   };
 
-  const server = createJsonServer(handle, (error, req) => {
+  const handler = guardedHandler(route, (error, req) => {
     let apiError: ApiError;
     if (error instanceof ApiError) apiError = error;
     else if (error instanceof TroupeError && (error.category === 'input' || error.category === 'config')) apiError = new ApiError(400, error.message);
     else {
-      log(`troupe serve: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      log(`troupe serve: ${req.method} ${pathOf(req)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       apiError = new ApiError(500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return { status: apiError.status, body: apiError.toBody() };
-  });
+    return { status: apiError.status, body: apiError.toBody(), headers: apiError.headers };
+  }, { closedBody: new ApiError(503, 'the server is shutting down; retry against another instance').toBody() });
 
-  const { url, port } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 8000);
   return {
-    url,
-    port,
+    fetch: handler.fetch,
+    close: handler.close,
     stats: () => {
       const total: BatchStats = { batches: 0, submissions: 0, largestBatch: 0, tokens: 0 };
       for (const b of batchers.values()) {
@@ -239,7 +258,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       }
       return total;
     },
-    // In-flight requests finish (their batch is already scheduled).
-    close: () => closeGracefully(server, 5000),
   };
 }

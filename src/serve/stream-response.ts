@@ -2,18 +2,18 @@
  * A streamed response (`stream: true`) as Server-Sent Events, written token by token while
  * the batch is still decoding (the batcher calls `token` for each token as it is drawn):
  *
- *   const sse = new SseStream(ctx, res, prompts);
+ *   const sink = new SseSink();
+ *   const sse = new SseStream(ctx, sink, prompts);
  *   const generations = await batcher.submit(requests, (t) => sse.token(t));
- *   sse.end(choices);
+ *   sse.end(choices);   // meanwhile: new Response(sink.body, { headers: SSE_HEADERS }) once sink.opened
  *
  * Per choice: (chat) a first chunk with the assistant role and the prompt ids, then one chunk
  * per generated token with its `token_ids`, the text it releases (live-text.ts) and, when
  * asked, its logprobs; then a closing chunk with finish_reason and stop_reason. Choices of a
  * request interleave as they decode. At the end: the usage chunk when
- * stream_options.include_usage, then `data: [DONE]`. Headers go out with the first chunk, so a
- * request that fails before any token still gets a JSON error.
+ * stream_options.include_usage, then `data: [DONE]`. The response starts with the first chunk
+ * (`sink.opened`), so a request that fails before any token still gets a JSON error.
  */
-import type { ServerResponse } from 'node:http';
 import type { TokenEvent } from '../engine/sampling/types.js';
 import { chatLogprobEntry, finishReasonOf, header, stopReason, tokenText, usage, type ChoiceResult, type FormatContext, type Json } from './format-response.js';
 import { LiveText } from './live-text.js';
@@ -27,7 +27,7 @@ export class SseStream {
 
   constructor(
     private readonly ctx: FormatContext,
-    private readonly res: ServerResponse,
+    private readonly sink: SseSink,
     private readonly prompts: readonly (readonly number[])[],
   ) {
     this.chat = ctx.request.endpoint === 'chat';
@@ -58,8 +58,7 @@ export class SseStream {
   /** After the batch: the usage chunk if asked for, then `[DONE]`. */
   end(choices: readonly ChoiceResult[]): void {
     if (this.ctx.request.includeUsage) this.send({ ...header(this.ctx, this.object), choices: [], usage: usage(choices, this.ctx.request.n) });
-    this.open();
-    this.res.end('data: [DONE]\n\n');
+    this.sink.end('data: [DONE]\n\n');
   }
 
   private chunk(choice: Json): Json {
@@ -81,13 +80,53 @@ export class SseStream {
     };
   }
 
-  private open(): void {
-    if (!this.res.headersSent) this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+  private send(payload: Json): void {
+    this.sink.write(`data: ${JSON.stringify(payload)}\n\n`);
+  }
+}
+
+export const SSE_HEADERS: Record<string, string> = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' };
+
+/**
+ * The body of a streamed response: text written to it is queued for the client, `opened`
+ * resolves at the first write (when the response should be handed out), `fail` cuts the
+ * stream. A client that went away (the stream cancelled) does not stop the batch; its
+ * remaining chunks are dropped.
+ */
+export class SseSink {
+  readonly body: ReadableStream<Uint8Array>;
+  readonly opened: Promise<void>;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** Cancelled by the client, closed or failed: nothing more is queued. */
+  private finished = false;
+  private markOpened!: () => void;
+  private readonly encoder = new TextEncoder();
+
+  constructor() {
+    this.opened = new Promise<void>((resolve) => (this.markOpened = resolve));
+    this.body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.controller = controller;
+      },
+      cancel: () => {
+        this.finished = true;
+      },
+    });
   }
 
-  private send(payload: Json): void {
-    this.open();
-    // A client that went away does not stop the batch; its remaining chunks are dropped.
-    if (!this.res.destroyed) this.res.write(`data: ${JSON.stringify(payload)}\n\n`);
+  write(text: string): void {
+    this.markOpened();
+    if (!this.finished) this.controller.enqueue(this.encoder.encode(text));
+  }
+
+  end(text: string): void {
+    this.write(text);
+    if (!this.finished) this.controller.close();
+    this.finished = true;
+  }
+
+  fail(error: unknown): void {
+    if (!this.finished) this.controller.error(error);
+    this.finished = true;
   }
 }

@@ -16,10 +16,9 @@
  * Publish and ttl of training weights survive a restart with --state-dir (checkpoint-flags.ts);
  * named sampler weights live in memory like the snapshots themselves.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX } from '../../tinker/types.js';
 import { ustarChunks } from '../../util/ustar.js';
-import { sendJson } from '../http-plumbing.js';
+import { jsonResponse } from '../fetch-plumbing.js';
 import { checkpointArchiveFiles } from './checkpoint-archive.js';
 import { ttlSeconds } from './check-training-requests.js';
 import { knownRun } from './read-routes.js';
@@ -35,40 +34,33 @@ const ADMIN_ROUTE = /^\/training_runs\/([^/]+)\/checkpoints\/([^/]+)\/([^/]+)\/(
 
 export interface AdminRequest {
   readonly service: TinkerService;
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+  readonly req: Request;
   /** The path under /api/v1. */
   readonly route: string;
   /** The request's JSON object body (read only when a route needs one). */
   readonly readJson: () => Promise<Body>;
 }
 
-/** Serves `route` when it is a checkpoint-admin route; false when it is not one. */
-export async function serveCheckpointAdmin(request: AdminRequest): Promise<boolean> {
+/** The answer when `route` is a checkpoint-admin route; undefined when it is not one. */
+export async function serveCheckpointAdmin(request: AdminRequest): Promise<Response | undefined> {
   const match = ADMIN_ROUTE.exec(request.route);
-  if (!match) return false;
+  if (!match) return undefined;
   const [, runPart, kindPart, namePart, action] = match as unknown as [string, string, string, string, string];
-  const { service, req, res } = request;
+  const { service, req } = request;
   const run = pathPart(runPart);
   const kind = pathPart(kindPart);
   if (kind !== 'weights' && kind !== 'sampler_weights') throw new TinkerApiError(404, `no checkpoint kind ${JSON.stringify(kind.slice(0, 40))}; checkpoint ids are weights/<name> or sampler_weights/<name>`);
   knownRun(service, run);
   const path = `tinker://${run}/${kind}/${pathPart(namePart)}`;
   const allowed = action === 'publish' ? ['POST', 'DELETE'] : action === 'ttl' ? ['PUT'] : ['GET'];
-  if (!allowed.includes(req.method ?? '')) throw new TinkerApiError(405, `${req.method} is not served on .../${action}; use ${allowed.join(' or ')}`);
-  if (action === 'publish') return answer(res, service.store.updateCheckpoint(path, { public: req.method === 'POST' }));
+  if (!allowed.includes(req.method)) throw new TinkerApiError(405, `${req.method} is not served on .../${action}; use ${allowed.join(' or ')}`);
+  if (action === 'publish') return jsonResponse(200, checkpointJson(service.store.updateCheckpoint(path, { public: req.method === 'POST' })));
   if (action === 'ttl') {
     const ttl = checkTtlBody(await request.readJson());
-    return answer(res, service.store.updateCheckpoint(path, { expiresAt: ttl === undefined ? null : new Date(service.now() + ttl * 1000) }));
+    return jsonResponse(200, checkpointJson(service.store.updateCheckpoint(path, { expiresAt: ttl === undefined ? null : new Date(service.now() + ttl * 1000) })));
   }
   if (action === 'archive') return redirectToDownload(request, path);
-  await streamArchive(service, res, path);
-  return true;
-}
-
-function answer(res: ServerResponse, record: Parameters<typeof checkpointJson>[0]): true {
-  sendJson(res, 200, checkpointJson(record));
-  return true;
+  return streamArchive(service, path);
 }
 
 /** `{"ttl_seconds": N | null}`; the key must be there (null removes the expiry). */
@@ -82,32 +74,32 @@ function checkTtlBody(body: Body): number | undefined {
 }
 
 /** The 302 the SDK expects: Location is the download route, Expires when the URL is said to lapse. */
-function redirectToDownload(request: AdminRequest, path: string): true {
-  const { service, req, res } = request;
+function redirectToDownload(request: AdminRequest, path: string): Response {
+  const { service, req } = request;
   service.store.checkpointWeights(path); // a 404 now rather than from the download
-  const host = req.headers.host;
-  if (host === undefined) throw new TinkerApiError(400, 'the request has no Host header, so no download URL can be made; send one (HTTP/1.1 clients do)');
+  const host = req.headers.get('host');
+  if (host === null) throw new TinkerApiError(400, 'the request has no Host header, so no download URL can be made; send one (HTTP/1.1 clients do)');
   const location = `http://${host}${API_PREFIX}${request.route}/download`;
-  res.writeHead(302, { Location: location, Expires: new Date(service.now() + ARCHIVE_URL_VALID_MS).toUTCString(), 'Content-Length': 0 });
-  res.end();
-  return true;
+  return new Response(null, { status: 302, headers: { Location: location, Expires: new Date(service.now() + ARCHIVE_URL_VALID_MS).toUTCString(), 'Content-Length': '0' } });
 }
 
 /**
- * The tar, written block by block and waiting for the socket to drain. The adapter's files are
- * built in memory first (an adapter is a few MB at most: every server-held adapter is charged
- * to --max-adapter-bytes), so only the wire is streamed.
+ * The tar, handed out block by block as the client reads (a pull stream). The adapter's files
+ * are built in memory first (an adapter is a few MB at most: every server-held adapter is
+ * charged to --max-adapter-bytes), so only the wire is streamed.
  */
-async function streamArchive(service: TinkerService, res: ServerResponse, path: string): Promise<void> {
+function streamArchive(service: TinkerService, path: string): Response {
   const { snapshot, base, record } = service.store.checkpointWeights(path);
   const files = checkpointArchiveFiles(snapshot, base.model.config, record);
   const chunks = [...ustarChunks(files)];
   const length = chunks.reduce((sum, c) => sum + c.length, 0);
   const filename = `${path.slice('tinker://'.length).replaceAll('/', '_').replace(/[^\w.-]/g, '_')}.tar`;
-  res.writeHead(200, { 'Content-Type': 'application/x-tar', 'Content-Length': length, 'Content-Disposition': `attachment; filename="${filename}"` });
-  for (const chunk of chunks) {
-    if (res.destroyed) return; // the client went away
-    if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
-  }
-  res.end();
+  let next = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull: (controller) => {
+      if (next < chunks.length) controller.enqueue(chunks[next++]!);
+      else controller.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'Content-Type': 'application/x-tar', 'Content-Length': String(length), 'Content-Disposition': `attachment; filename="${filename}"` } });
 }

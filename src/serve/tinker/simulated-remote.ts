@@ -112,7 +112,7 @@ export class SimulatedRemote {
 const TRAINING_ROUTES = new Set(['/forward_backward', '/optim_step', '/save_weights', '/save_weights_for_sampler', '/load_weights']);
 
 /** Where a submitted request runs: a training model's lane, or (sampling) with its prompt tokens. */
-export function simulatedLane(route: string, body: Record<string, unknown>, raw: Buffer): { lane?: string; promptTokens?: number; forwardOnly?: boolean } {
+export function simulatedLane(route: string, body: Record<string, unknown>, raw: Uint8Array): { lane?: string; promptTokens?: number; forwardOnly?: boolean } {
   if (route === '/forward_backward') {
     const request = decodeForwardBackwardRequest(new Uint8Array(raw.buffer, raw.byteOffset, raw.length));
     return { lane: request.model_id, forwardOnly: request.forward_only };

@@ -7,13 +7,15 @@
  *   // TINKER_BASE_URL=server.url TINKER_API_KEY=tml-local python my_tinker_script.py
  *   await server.close();
  *
+ *   const handler = await createTinkerHandler({ kernels, models });   // mount handler.fetch in any server
+ *
  * Submit routes answer `{request_id}`; retrieve_future long-polls (up to `pollWaitMs`) and
  * then answers try_again. Any API key is accepted (the server is meant for loopback use).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSampleResponse } from '../../tinker/tinker-proto.js';
 import { API_PREFIX, PROTOBUF_CONTENT_TYPE, type ClientConfig, type ForwardBackwardOutput, type ForwardBackwardRequest, type SampleResponse } from '../../tinker/types.js';
-import { closeGracefully, createJsonServer, listen, readBody, sendJson } from '../http-plumbing.js';
+import { guardedHandler, jsonResponse, readRequestBody, type FetchHandler } from '../fetch-plumbing.js';
+import { listenHandler, pathOf } from '../node-adapter.js';
 import { TroupeError } from '../../util/errors.js';
 import { serveCheckpointAdmin } from './checkpoint-admin-routes.js';
 import { asApiError } from './future-queue.js';
@@ -25,18 +27,26 @@ import { SamplerThread } from './sampler-thread.js';
 import { TinkerService, type TinkerServiceOptions } from './tinker-service.js';
 import { simulatedLane, SimulatedRemote, type RemoteSimulationOptions } from './simulated-remote.js';
 
-export interface TinkerServeOptions extends Omit<TinkerServiceOptions, 'samplerThread'> {
+export interface TinkerHandlerOptions extends Omit<TinkerServiceOptions, 'samplerThread'> {
   /** Sample on a thread of its own (`--sampler-thread`, sampler-thread.ts). */
   readonly samplerThread?: boolean;
-  readonly host?: string;
-  /** Default 8000; 0 picks a free port. */
-  readonly port?: number;
   /** How long retrieve_future waits for a pending result before try_again. Default 10 s (the SDK's poll timeout is 45 s). */
   readonly pollWaitMs?: number;
   /** Where server errors (5xx) are reported. Default: stderr. */
   readonly log?: (line: string) => void;
   /** Simulate a remote GPU service: latency per request, service time per token (simulated-remote.ts). */
   readonly simulate?: RemoteSimulationOptions;
+}
+
+export interface TinkerServeOptions extends TinkerHandlerOptions {
+  readonly host?: string;
+  /** Default 8000; 0 picks a free port. */
+  readonly port?: number;
+}
+
+/** The handler and the service behind it (its sessions, store and sampling thread). */
+export interface TinkerHandler extends FetchHandler {
+  readonly service: TinkerService;
 }
 
 export interface RunningTinkerServer {
@@ -57,7 +67,7 @@ const CLIENT_CONFIG: ClientConfig = {
 };
 
 type Body = Record<string, unknown>;
-type Handler = (body: Body, raw: Buffer, req: IncomingMessage) => unknown;
+type Handler = (body: Body, raw: Uint8Array, req: Request) => unknown;
 type GetHandler = (rest: string, query: URLSearchParams) => unknown;
 
 /** `<model_id>/checkpoints/<checkpoint_id>` of a DELETE training_runs/ route (checkpoint ids hold a slash). */
@@ -68,9 +78,9 @@ function deleteCheckpoint(service: TinkerService, rest: string): unknown {
 }
 
 /** The protobuf body of forward_backward, or a 400 saying why it cannot be read. */
-function decodeProtoBody(raw: Buffer): ForwardBackwardRequest {
+function decodeProtoBody(raw: Uint8Array): ForwardBackwardRequest {
   try {
-    return decodeForwardBackwardRequest(new Uint8Array(raw.buffer, raw.byteOffset, raw.length));
+    return decodeForwardBackwardRequest(raw);
   } catch (error) {
     if (error instanceof TroupeError) throw new TinkerApiError(400, error.message);
     throw new TinkerApiError(400, `the forward_backward body is not a readable tinker_public.ForwardBackwardRequest (${error instanceof Error ? error.message : String(error)})`);
@@ -90,11 +100,13 @@ function routes(service: TinkerService): { post: Record<string, Handler>; get: R
       '/get_info': (b) => service.getInfo(b),
       '/unload_model': (b) => future(service.unloadModel(b)),
       '/forward_backward': (_b, raw, req) => {
-        if ((req.headers['content-encoding'] ?? 'identity') !== 'identity') {
-          throw new TinkerApiError(415, `Content-Encoding ${req.headers['content-encoding']} is not supported (client config sets proto_compress_fwdbwd: false); send the protobuf body uncompressed`);
+        const encoding = req.headers.get('content-encoding');
+        if ((encoding ?? 'identity') !== 'identity') {
+          throw new TinkerApiError(415, `Content-Encoding ${encoding} is not supported (client config sets proto_compress_fwdbwd: false); send the protobuf body uncompressed`);
         }
-        if (!String(req.headers['content-type'] ?? '').includes(PROTOBUF_CONTENT_TYPE)) {
-          throw new TinkerApiError(415, `forward_backward takes a ${PROTOBUF_CONTENT_TYPE} body (tinker_public.ForwardBackwardRequest), got ${req.headers['content-type'] ?? 'no Content-Type'}`);
+        const type = req.headers.get('content-type');
+        if (!(type ?? '').includes(PROTOBUF_CONTENT_TYPE)) {
+          throw new TinkerApiError(415, `forward_backward takes a ${PROTOBUF_CONTENT_TYPE} body (tinker_public.ForwardBackwardRequest), got ${type ?? 'no Content-Type'}`);
         }
         return future(service.forwardBackward(decodeProtoBody(raw)));
       },
@@ -120,12 +132,12 @@ function routes(service: TinkerService): { post: Record<string, Handler>; get: R
 }
 
 /** A request's JSON object body ({} when empty or not `json`), or a 400/413 saying what is wrong with it. */
-async function readJsonBody(req: IncomingMessage, limit: number, json = true): Promise<{ raw: Buffer; body: Body }> {
-  const raw = await readBody(req, limit, () => new TinkerApiError(413, `request body exceeds ${limit} bytes (${LIMIT_FLAGS.maxBodyBytes}); send smaller chunks`));
+async function readJsonBody(req: Request, limit: number, json = true): Promise<{ raw: Uint8Array; body: Body }> {
+  const raw = await readRequestBody(req, limit, () => new TinkerApiError(413, `request body exceeds ${limit} bytes (${LIMIT_FLAGS.maxBodyBytes}); send smaller chunks`));
   if (raw.length === 0 || !json) return { raw, body: {} };
   let body: Body;
   try {
-    body = JSON.parse(raw.toString('utf8')) as Body;
+    body = JSON.parse(new TextDecoder().decode(raw)) as Body;
   } catch (error) {
     throw new TinkerApiError(400, `the request body is not valid JSON (${(error as Error).message})`);
   }
@@ -133,27 +145,31 @@ async function readJsonBody(req: IncomingMessage, limit: number, json = true): P
   return { raw, body };
 }
 
-/** Path and query string of a request URL. */
-function splitUrl(url: string): [string, string] {
-  const q = url.indexOf('?');
-  return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
-}
-
 /** A finished future as the SDK reads it: protobuf when asked for (and possible), JSON otherwise. */
-function futureResult(res: ServerResponse, value: unknown, wantsProto: boolean): void {
+function futureResult(value: unknown, wantsProto: boolean): Response {
   const tagged = value as { proto?: 'forward_backward' | 'sample'; value?: unknown };
-  if (tagged.proto === undefined) return sendJson(res, 200, value);
+  if (tagged.proto === undefined) return jsonResponse(200, value);
   if (wantsProto) {
     const bytes = tagged.proto === 'sample' ? encodeSampleResponse(tagged.value as SampleResponse) : encodeForwardBackwardOutput(tagged.value as ForwardBackwardOutput);
-    res.writeHead(200, { 'Content-Type': PROTOBUF_CONTENT_TYPE, 'Content-Length': bytes.length });
-    res.end(bytes);
-    return;
+    return new Response(bytes, { status: 200, headers: { 'Content-Type': PROTOBUF_CONTENT_TYPE, 'Content-Length': String(bytes.length) } });
   }
   // JSON for clients that do not ask for protobuf: typed arrays become plain lists.
-  sendJson(res, 200, JSON.parse(JSON.stringify(tagged.value, (_k, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v))));
+  return jsonResponse(200, JSON.parse(JSON.stringify(tagged.value, (_k, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v))));
 }
 
+/** The server on a port: the handler behind node:http. */
 export async function startTinkerServer(options: TinkerServeOptions): Promise<RunningTinkerServer> {
+  const handler = await createTinkerHandler(options);
+  try {
+    const { url, port, close } = await listenHandler(handler, options.host ?? '127.0.0.1', options.port ?? 8000, 2000);
+    return { url, port, service: handler.service, close };
+  } catch (error) {
+    await handler.close(); // the sampling thread, if any, stops and gives its threads back
+    throw error;
+  }
+}
+
+export async function createTinkerHandler(options: TinkerHandlerOptions): Promise<TinkerHandler> {
   const samplerThread = options.samplerThread ? await SamplerThread.start(options.kernels, { batch: options.batchSampling ?? false }) : undefined;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const service = new TinkerService({ ...options, samplerThread, log });
@@ -161,61 +177,51 @@ export async function startTinkerServer(options: TinkerServeOptions): Promise<Ru
   const pollWaitMs = options.pollWaitMs ?? 10_000;
   const sim = options.simulate === undefined ? undefined : new SimulatedRemote(options.simulate);
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const [path, search] = splitUrl(req.url ?? '/');
+  const route = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    const path = url.pathname;
     service.store.sweepExpired();
     if (sim) await sim.roundTrip();
-    if (path === '/health' || path === `${API_PREFIX}/healthz`) return sendJson(res, 200, { status: 'ok' });
+    if (path === '/health' || path === `${API_PREFIX}/healthz`) return jsonResponse(200, { status: 'ok' });
     if (!path.startsWith(`${API_PREFIX}/`)) throw new TinkerApiError(404, `no route ${req.method} ${path}; the Tinker API lives under ${API_PREFIX}/`);
-    const route = path.slice(API_PREFIX.length);
+    const under = path.slice(API_PREFIX.length);
     const readJson = async () => (await readJsonBody(req, service.limits.maxBodyBytes)).body;
-    if (await serveCheckpointAdmin({ service, req, res, route, readJson })) return;
+    const admin = await serveCheckpointAdmin({ service, req, route: under, readJson });
+    if (admin !== undefined) return admin;
     if (req.method === 'DELETE') {
-      if (!route.startsWith('/training_runs/')) throw new TinkerApiError(404, `no route DELETE ${path}; DELETE serves ${API_PREFIX}/training_runs/<model_id>/checkpoints/<checkpoint_id>`);
-      return sendJson(res, 200, deleteCheckpoint(service, route.slice('/training_runs/'.length)));
+      if (!under.startsWith('/training_runs/')) throw new TinkerApiError(404, `no route DELETE ${path}; DELETE serves ${API_PREFIX}/training_runs/<model_id>/checkpoints/<checkpoint_id>`);
+      return jsonResponse(200, deleteCheckpoint(service, under.slice('/training_runs/'.length)));
     }
     if (req.method === 'GET') {
-      const prefix = Object.keys(table.get).find((p) => (p.endsWith('/') ? route.startsWith(p) && route.length > p.length : route === p));
+      const prefix = Object.keys(table.get).find((p) => (p.endsWith('/') ? under.startsWith(p) && under.length > p.length : under === p));
       if (prefix === undefined) throw new TinkerApiError(404, `no route GET ${path}`);
-      return sendJson(res, 200, table.get[prefix]!(route.slice(prefix.length), new URLSearchParams(search)));
+      return jsonResponse(200, table.get[prefix]!(under.slice(prefix.length), url.searchParams));
     }
-    const handler = req.method === 'POST' ? table.post[route] : undefined;
-    if (handler === undefined && !(req.method === 'POST' && route === '/retrieve_future')) throw new TinkerApiError(404, `no route ${req.method} ${path}; POST routes: ${[...Object.keys(table.post), '/retrieve_future'].join(', ')}`);
-    const { raw, body } = await readJsonBody(req, service.limits.maxBodyBytes, route !== '/forward_backward');
+    const handler = req.method === 'POST' ? table.post[under] : undefined;
+    if (handler === undefined && !(req.method === 'POST' && under === '/retrieve_future')) throw new TinkerApiError(404, `no route ${req.method} ${path}; POST routes: ${[...Object.keys(table.post), '/retrieve_future'].join(', ')}`);
+    const { raw, body } = await readJsonBody(req, service.limits.maxBodyBytes, under !== '/forward_backward');
     if (handler !== undefined) {
       const answer = handler(body, raw, req);
-      if (sim && typeof (answer as { request_id?: unknown }).request_id === 'string') sim.admit((answer as { request_id: string }).request_id, simulatedLane(route, body, raw));
-      return sendJson(res, 200, answer);
+      if (sim && typeof (answer as { request_id?: unknown }).request_id === 'string') sim.admit((answer as { request_id: string }).request_id, simulatedLane(under, body, raw));
+      return jsonResponse(200, answer);
     }
     const id = text(body, 'request_id', 'request_id', 200);
     const answer = await service.queue.retrieve(id, pollWaitMs);
     if (answer === undefined) throw new TinkerApiError(404, `unknown request_id ${JSON.stringify(id)} (a result is kept 5 minutes after it is ready)`);
-    if (answer.state === 'pending') return sendJson(res, 200, { type: 'try_again', request_id: id, queue_state: 'active' });
-    if (answer.state === 'failed') return sendJson(res, 200, { error: answer.error.message, category: answer.error.category });
+    if (answer.state === 'pending') return jsonResponse(200, { type: 'try_again', request_id: id, queue_state: 'active' });
+    if (answer.state === 'failed') return jsonResponse(200, { error: answer.error.message, category: answer.error.category });
     if (sim) await sim.hold(id, answer.value);
-    futureResult(res, answer.value, String(req.headers.accept ?? '').includes(PROTOBUF_CONTENT_TYPE));
+    return futureResult(answer.value, (req.headers.get('accept') ?? '').includes(PROTOBUF_CONTENT_TYPE));
   };
 
-  const server = createJsonServer(handle, (error, req) => {
-    const apiError = asApiError(error);
-    if (apiError.status >= 500) log(`troupe serve --tinker: ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return { status: apiError.status, body: apiError.toBody() };
-  });
-  let address: { url: string; port: number };
-  try {
-    address = await listen(server, options.host ?? '127.0.0.1', options.port ?? 8000);
-  } catch (error) {
-    service.dispose(); // the sampling thread, if any, stops and gives its threads back
-    throw error;
-  }
-  const { url, port } = address;
-  return {
-    url,
-    port,
-    service,
-    close: async () => {
-      await closeGracefully(server, 2000);
-      service.dispose();
+  const handler = guardedHandler(
+    route,
+    (error, req) => {
+      const apiError = asApiError(error);
+      if (apiError.status >= 500) log(`troupe serve --tinker: ${req.method} ${pathOf(req)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return { status: apiError.status, body: apiError.toBody() };
     },
-  };
+    { closedBody: new TinkerApiError(503, 'the server is shutting down; retry against another instance').toBody(), dispose: () => service.dispose() },
+  );
+  return { fetch: handler.fetch, close: handler.close, service };
 }
