@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Command } from 'commander';
 import { benchGrpoStep } from './bench-grpo-step.js';
+import { profileEngine } from './bench-profile.js';
 import { benchModel } from './bench-model.js';
 import { measureOtherCpuBusy } from './cpu-busy.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
@@ -260,10 +261,17 @@ export function benchCommand(): Command {
     .command('engine')
     .description('training step, decoding, prefill and matmul speed of the embedded engine on the standard benchmark model')
     .option('--json', 'print one JSON object instead of a table', false)
+    .option('--profile', 'instead: seconds and GFLOP/s by part (projections, attention, head, ...) of a train step and of an RL update, against the measured peak', false)
     .addOption(threadsOption('threads for training and sampling; scaling is measured from 1 up to it'))
     .addOption(backendOption())
-    .action(async (opts: { json: boolean; threads?: number; backend?: BackendName }) => {
+    .action(async (opts: { json: boolean; profile: boolean; threads?: number; backend?: BackendName }) => {
       const threads = opts.threads ?? threadsFromEnv();
+      if (opts.profile) {
+        const kernels = await createKernels({ backend: resolveBackend(opts.backend ?? 'auto'), threads });
+        process.stdout.write(profileEngine(kernels, (line) => process.stderr.write(`troupe bench: ${line}\n`)));
+        await (kernels as { dispose?: () => Promise<void> }).dispose?.();
+        return;
+      }
       const result = await benchEngine({ threads, backend: opts.backend, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
       const warning = busyWarning(result.load_start[0] ?? 0, result.machine.cores, result.busy_start);
       if (opts.json && warning !== undefined) process.stderr.write(`troupe bench: warning: ${warning}\n`);
