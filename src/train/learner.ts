@@ -179,7 +179,7 @@ export class Learner {
             this.checkFresh(logprobGap(logprobs_N, flat.oldLogprobs_N, flat.fresh_N));
             gaps.addGap(logprobGap(logprobs_N, flat.oldLogprobs_N));
           }
-          const refLogprobs_N = loss.klCoef !== 0 ? this.referenceLogprobs(pairs) : undefined;
+          const refLogprobs_N = loss.klCoef !== 0 ? this.referenceLogprobs(pairs, pool) : undefined;
           const tokens = { advantages_N: flat.advantages_N, sequence_N: flat.sequence_N, logprobs_N, refLogprobs_N };
           // Decoupled: the recomputation (taken before this update's step) is the old policy,
           // the sampler's logprobs the behaviour policy that weights each token.
@@ -250,9 +250,10 @@ export class Learner {
     }
   }
 
-  private referenceLogprobs(pairs: readonly ScoringPair[]): Float32Array {
+  private referenceLogprobs(pairs: readonly ScoringPair[], pool: BufferPool): Float32Array {
     const reference = this.reference!;
-    const tape = new Tape(reference.model.kernels, { grad: false });
+    // The update's pool: the reference pass's arrays and the policy's recycle each other.
+    const tape = new Tape(reference.model.kernels, { grad: false, pool: reference.model.kernels === this.model.kernels ? pool : undefined });
     try {
       return Float32Array.from(reference.model.tokenLogprobs(tape, pairs, { adapter: reference.adapter, logitMask: this.logitMask }).logprobs.data);
     } finally {
