@@ -17,6 +17,7 @@ test('partOf names a matmul by the weight it multiplies, whichever of forward, d
   assert.equal(partOf(row('matmul TN m=96 n=64 k=300'), shapes), 'lm head + log-softmax');
   assert.equal(partOf(row('matmul NT m=300 n=8 k=192'), shapes), 'lora');
   assert.equal(partOf(row('matmul NN m=5 n=7 k=3'), shapes), 'other matmuls');
+  assert.equal(partOf(row('matmul NT m=1 n=37 k=16'), shapes), 'attention'); // q K^T of a decoded token
   assert.equal(partOf(row('attentionBatchForward T=2'), shapes), 'attention');
   assert.equal(partOf(row('swigluBackward'), shapes), 'element-wise');
   assert.equal(partOf(row('alloc'), shapes), 'memory');

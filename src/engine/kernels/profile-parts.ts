@@ -33,6 +33,8 @@ export interface ModelMatmuls {
   readonly head: readonly (readonly [number, number])[];
   readonly lora: readonly (readonly [number, number])[];
   readonly projections: readonly (readonly [number, number])[];
+  /** Head size: a product with it as a side and no weight's shape is attention's (decoding runs it as matmuls). */
+  readonly headDim: number;
 }
 
 /** The weight shapes of `config`'s layers, head and (rank `loraRank`) adapters. */
@@ -44,7 +46,7 @@ export function modelMatmuls(config: LlamaConfig, loraRank?: number): ModelMatmu
   const i = config.intermediate_size;
   const projections: [number, number][] = [[q, h], [kv, h], [h, q], [i, h], [h, i]];
   const lora: [number, number][] = loraRank === undefined ? [] : [h, q, kv, i].map((n) => [loraRank, n] as [number, number]);
-  return { head: [[config.vocab_size, h]], lora, projections };
+  return { head: [[config.vocab_size, h]], lora, projections, headDim: hd };
 }
 
 const ELEMENTWISE = new Set(['add', 'mul', 'axpy', 'rmsNorm', 'rmsNormBackward', 'swiglu', 'swigluBackward', 'rope']);
@@ -67,7 +69,7 @@ export function partOf(row: ProfileRow, shapes: ModelMatmuls): PartName {
     if (has(shapes.head)) return 'lm head + log-softmax';
     if (has(shapes.lora)) return 'lora';
     if (has(shapes.projections)) return 'projections';
-    return 'other matmuls';
+    return dims.includes(shapes.headDim) ? 'attention' : 'other matmuls';
   }
   if (op.startsWith('attention') || op.startsWith('causalSoftmax')) return 'attention';
   if (HEAD.has(op)) return 'lm head + log-softmax';
