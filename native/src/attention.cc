@@ -35,6 +35,11 @@ void copy_rows(const float* src, long src_stride, float* dst, long dst_stride, l
   }
 }
 
+// dst[i] += src[i]: one contiguous block (the compiler vectorises it; each element is one add).
+void add_block(const float* src, float* dst, long n) {
+  for (long i = 0; i < n; i++) dst[i] += src[i];
+}
+
 struct Job {
   const IsaKernels* K;
   const AttentionDims* d;
@@ -131,17 +136,31 @@ void attention_batch_forward(const IsaKernels& K, const AttentionDims& d, const 
                              const float* k, const float* v, const float* prefix_k, const float* prefix_v, float* kh,
                              float* vh, float* probs, float* out, int threads) {
   const long T = d.seq_len, hd = d.head_dim, nkv = d.kv_heads, kw = nkv * hd, qw = d.heads * hd;
+  // The current prefix's keys and values head-major (kv head g: lp rows of hd at g * lp * hd):
+  // the K sequences of a GRPO group continue one prefix, so it is reordered once for them all
+  // and each then takes one block per kv head instead of lp rows of hd floats (a short answer
+  // after a long prompt spent most of its forward in those small copies). Same values, same bits.
+  std::vector<float> prefix_heads;
+  long prefix_at = -1, prefix_rows = 0;
   long k_at = 0, p_at = 0;
   for (long s = 0; s < b.batch; s++) {
     // A sequence without a prefix may carry any index (the addon checks only the ones read).
     const long lp = b.prefix_len[s], S = lp + T, prefix_row = lp > 0 ? b.prefix_index[s] * b.prefix_seq_len : 0;
-    const float* pk = prefix_k + prefix_row * kw;
-    const float* pv = prefix_v + prefix_row * kw;
+    if (lp > 0 && (prefix_row != prefix_at || lp != prefix_rows)) {
+      prefix_heads.resize(2 * nkv * lp * hd);
+      for (long g = 0; g < nkv; g++) {
+        copy_rows(prefix_k + prefix_row * kw + g * hd, kw, prefix_heads.data() + g * lp * hd, hd, lp, hd, false);
+        copy_rows(prefix_v + prefix_row * kw + g * hd, kw, prefix_heads.data() + (nkv + g) * lp * hd, hd, lp, hd, false);
+      }
+      prefix_at = prefix_row, prefix_rows = lp;
+    }
     for (long g = 0; g < nkv; g++) {
       float* kd = kh + k_at + g * S * hd;
       float* vd = vh + k_at + g * S * hd;
-      copy_rows(pk + g * hd, kw, kd, hd, lp, hd, false);
-      copy_rows(pv + g * hd, kw, vd, hd, lp, hd, false);
+      if (lp > 0) {
+        memcpy(kd, prefix_heads.data() + g * lp * hd, sizeof(float) * lp * hd);
+        memcpy(vd, prefix_heads.data() + (nkv + g) * lp * hd, sizeof(float) * lp * hd);
+      }
       copy_rows(k + s * T * kw + g * hd, kw, kd + lp * hd, hd, T, hd, false);
       copy_rows(v + s * T * kw + g * hd, kw, vd + lp * hd, hd, T, hd, false);
     }
@@ -163,6 +182,34 @@ void attention_batch_backward(const IsaKernels& K, const AttentionDims& d, const
   std::vector<float> dk_seq(nkv * max_s * hd), dv_seq(nkv * max_s * hd);
   // rows x hd floats from a head-major block into token-major rows (stride kw).
   auto scatter = [&](const float* src, float* dst, long rows, bool add) { copy_rows(src, hd, dst, kw, rows, hd, add); };
+  // The current prefix's gradients head-major: loaded from the token-major rows when the
+  // prefix changes, added to by each sequence that continues it (a GRPO group's K in a row),
+  // and written back when it changes again. Each element receives the same additions in the
+  // same order as when every sequence added into the rows directly, so the same bits, in
+  // one block per kv head and sequence instead of lp rows of hd floats.
+  struct PrefixSums {
+    float *dpk, *dpv;
+    long hd, nkv, kw, row = -1, rows = 0;
+    std::vector<float> k, v;
+    void move(float* rows_at, std::vector<float>& heads, bool in) {
+      for (long g = 0; g < nkv; g++) {
+        if (in) copy_rows(rows_at + g * hd, kw, heads.data() + g * this->rows * hd, hd, this->rows, hd, false);
+        else copy_rows(heads.data() + g * this->rows * hd, hd, rows_at + g * hd, kw, this->rows, hd, false);
+      }
+    }
+    void load(long at, long lp) {
+      row = at, rows = lp;
+      k.resize(nkv * lp * hd), v.resize(nkv * lp * hd);
+      if (dpk) move(dpk + at * kw, k, true);
+      if (dpv) move(dpv + at * kw, v, true);
+    }
+    void flush() {
+      if (row < 0) return;
+      if (dpk) move(dpk + row * kw, k, false);
+      if (dpv) move(dpv + row * kw, v, false);
+      row = -1;
+    }
+  } sums{d_prefix_k, d_prefix_v, hd, nkv, kw, -1, 0, {}, {}};
   long k_at = 0, p_at = 0;
   for (long s = 0; s < b.batch; s++) {
     const long lp = b.prefix_len[s], S = lp + T;
@@ -171,17 +218,22 @@ void attention_batch_backward(const IsaKernels& K, const AttentionDims& d, const
     attention_backward(K, ds, q + s * T * qw, kh + k_at, vh + k_at, probs + p_at, d_out + s * T * qw,
                        dq ? dq + s * T * qw : nullptr, dq_accumulate, dk_seq.data(), dv_seq.data(), threads);
     const long prefix_row = lp > 0 ? b.prefix_index[s] * b.prefix_seq_len : 0;
+    if (lp > 0 && (prefix_row != sums.row || lp != sums.rows)) {
+      sums.flush();
+      sums.load(prefix_row, lp);
+    }
     for (long g = 0; g < nkv; g++) {
       const float* dkg = dk_seq.data() + g * S * hd;
       const float* dvg = dv_seq.data() + g * S * hd;
-      if (lp > 0 && d_prefix_k) scatter(dkg, d_prefix_k + prefix_row * kw + g * hd, lp, true);
-      if (lp > 0 && d_prefix_v) scatter(dvg, d_prefix_v + prefix_row * kw + g * hd, lp, true);
+      if (lp > 0 && d_prefix_k) add_block(dkg, sums.k.data() + g * lp * hd, lp * hd);
+      if (lp > 0 && d_prefix_v) add_block(dvg, sums.v.data() + g * lp * hd, lp * hd);
       if (dk) scatter(dkg + lp * hd, dk + s * T * kw + g * hd, T, dk_accumulate);
       if (dv) scatter(dvg + lp * hd, dv + s * T * kw + g * hd, T, dv_accumulate);
     }
     k_at += nkv * S * hd;
     p_at += d.heads * attention_score_count(T, lp, d.row_block);
   }
+  sums.flush();
 }
 
 }  // namespace troupe

@@ -229,8 +229,53 @@ void rows_b_t(const float* a, const T* b, float* c, long m, long n, long k, long
   }
 }
 
+#if !defined(__AVX512F__)
+// Columns left over after rows_b_t's groups of 4 vectors (attention's P V and dS K have
+// n = head_dim, e.g. 16: all of it) went through its scalar loop, one column at a time: a
+// dependent chain of k multiply-adds each, most of the response pass of a short answer. Here
+// VW columns share each chain, and each lane computes exactly what that loop computes, so the
+// bits do not change. How GCC compiles that loop (checked on the AVX2 build's code, and by
+// native-rows-b.test.ts against the scalar loop): with FMA, k > 3 sums the first 4 * (k / 4)
+// products rounded on their own (a 4-wide in-order reduction: vmulps, then vaddss one by one)
+// and the rest with fused multiply-adds; k <= 3 fuses them all. Without FMA (the baseline
+// build) every product is rounded, then added. The empty asm keeps GCC from fusing a product
+// that must be rounded (-ffp-contract=fast would). The AVX-512 build is left as it was: its
+// reduction was not checked on a CPU that runs it.
+static void rows_b_lanes(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+#if defined(__FMA__)
+  const long rounded = k > 3 ? k / 4 * 4 : 0;
+#else
+  const long rounded = k;
+#endif
+  for (long i = 0; i < m; i++) {
+    const float* x = a + i * k;
+    float* out = c + i * n;
+    for (long j = j0; j + VW <= j1; j += VW) {
+      vf s{};
+      long p = 0;
+      for (; p < rounded; p++) {
+        vf prod = x[p] * load(b + p * n + j);
+        __asm__("" : "+x"(prod));
+        s = s + prod;
+      }
+      for (; p < k; p++) s += x[p] * load(b + p * n + j);
+      if (add) s = s + load(out + j);
+      store(out + j, s);
+    }
+  }
+}
+#endif
+
 void rows_b(const float* a, const float* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
+#if defined(__AVX512F__)
   rows_b_t(a, b, c, m, n, k, j0, j1, add);
+#else
+  const long groups = j0 + (j1 - j0) / (4 * VW) * (4 * VW);
+  const long lanes = groups + (j1 - groups) / VW * VW;
+  rows_b_t(a, b, c, m, n, k, j0, groups, add);
+  rows_b_lanes(a, b, c, m, n, k, groups, lanes, add);
+  rows_b_t(a, b, c, m, n, k, lanes, j1, add);
+#endif
 }
 void rows_b_bf16(const float* a, const uint16_t* b, float* c, long m, long n, long k, long j0, long j1, bool add) {
   rows_b_t(a, b, c, m, n, k, j0, j1, add);

@@ -18,6 +18,8 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Command } from 'commander';
 import { benchGrpoStep } from './bench-grpo-step.js';
+import { profileEngine } from './bench-profile.js';
+import { formatParts } from '../engine/kernels/profile-parts.js';
 import { benchModel } from './bench-model.js';
 import { measureOtherCpuBusy } from './cpu-busy.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
@@ -260,10 +262,17 @@ export function benchCommand(): Command {
     .command('engine')
     .description('training step, decoding, prefill and matmul speed of the embedded engine on the standard benchmark model')
     .option('--json', 'print one JSON object instead of a table', false)
+    .option('--profile', 'instead: seconds and GFLOP/s by part (projections, attention, head, ...) of a train step and of an RL update, against the measured peak', false)
     .addOption(threadsOption('threads for training and sampling; scaling is measured from 1 up to it'))
     .addOption(backendOption())
-    .action(async (opts: { json: boolean; threads?: number; backend?: BackendName }) => {
+    .action(async (opts: { json: boolean; profile: boolean; threads?: number; backend?: BackendName }) => {
       const threads = opts.threads ?? threadsFromEnv();
+      if (opts.profile) {
+        const kernels = await createKernels({ backend: resolveBackend(opts.backend ?? 'auto'), threads });
+        process.stdout.write(profileEngine(kernels, (line) => process.stderr.write(`troupe bench: ${line}\n`)));
+        await (kernels as { dispose?: () => Promise<void> }).dispose?.();
+        return;
+      }
       const result = await benchEngine({ threads, backend: opts.backend, progress: (line) => process.stderr.write(`troupe bench: ${line}\n`) });
       const warning = busyWarning(result.load_start[0] ?? 0, result.machine.cores, result.busy_start);
       if (opts.json && warning !== undefined) process.stderr.write(`troupe bench: warning: ${warning}\n`);
@@ -290,9 +299,10 @@ export function benchCommand(): Command {
     .option('--tokens <n>', 'new tokens per completion N', '64')
     .option('--lora-rank <n>', 'LoRA rank on all seven projections (alpha = 2 x rank)', '16')
     .option('--json', 'print one JSON object instead of lines', false)
+    .option('--profile', 'also: CPU seconds and GFLOP/s by part of the rollout and of the update, against the measured peak', false)
     .addOption(threadsOption('threads'))
     .addOption(backendOption())
-    .action(async (model: string, opts: { prompts: string; k: string; tokens: string; loraRank: string; json: boolean; threads?: number; backend?: BackendName }) => {
+    .action(async (model: string, opts: { prompts: string; k: string; tokens: string; loraRank: string; json: boolean; profile: boolean; threads?: number; backend?: BackendName }) => {
       const result = await benchGrpoStep(model, {
         prompts: Number(opts.prompts),
         k: Number(opts.k),
@@ -300,9 +310,12 @@ export function benchCommand(): Command {
         loraRank: Number(opts.loraRank),
         threads: opts.threads ?? threadsFromEnv(),
         backend: opts.backend,
+        profile: opts.profile,
         progress: (line) => process.stderr.write(`troupe bench: ${line}\n`),
       });
-      process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${Object.entries(result).map(([k, v]) => `${k.padEnd(19)} ${String(v)}`).join('\n')}\n`);
+      const { profile, ...fields } = result;
+      process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${Object.entries(fields).map(([k, v]) => `${k.padEnd(19)} ${String(v)}`).join('\n')}\n`);
+      if (profile && !opts.json) process.stdout.write(`\nrollout (CPU time):\n${formatParts(profile.rollout, profile.peak_gflops)}\n\nupdate (CPU time):\n${formatParts(profile.update, profile.peak_gflops)}\n`);
     });
   return bench;
 }

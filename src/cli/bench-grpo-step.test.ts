@@ -40,3 +40,17 @@ test('the prompts and the stand-in reward are the ones the TRL script uses', () 
   assert.equal(evenIdShare([2, 3, 4, 7]), 0.5);
   assert.equal(evenIdShare([]), 0);
 });
+
+test('bench grpo-step --profile splits each phase by part, with LoRA and projection rates', async () => {
+  const folder = join(repoRoot(), 'src/engine/io/fixtures/models/qwen3-bf16');
+  const r = await benchGrpoStep(folder, { prompts: 2, k: 2, newTokens: 3, loraRank: 4, threads: 1, backend: 'wasm', profile: true });
+  assert.ok(r.profile && r.profile.peak_gflops > 0);
+  for (const phase of [r.profile.rollout, r.profile.update]) {
+    const parts = new Map(phase.map((p) => [p.part, p]));
+    assert.ok(parts.get('projections')!.flop > 0, JSON.stringify(phase));
+    assert.ok(parts.get('lora')!.flop > 0, JSON.stringify(phase));
+    assert.ok(parts.has('javascript (outside kernels)'));
+  }
+  const unprofiled = await benchGrpoStep(folder, { prompts: 2, k: 2, newTokens: 3, loraRank: 4, threads: 1, backend: 'wasm' });
+  assert.equal(unprofiled.profile, undefined);
+});

@@ -13,7 +13,9 @@
  *             (train.micro_batch_tokens auto), backward into the adapter, AdamW; the bf16 base
  *             stays bf16 and frozen
  * A progress line is printed during every phase; the result has the sampler/learner log-prob gap
- * the update measured and the peak RSS of the process.
+ * the update measured and the peak RSS of the process. --profile adds each phase's CPU time by
+ * part (projections, attention, LM head + log-softmax, LoRA, element-wise, memory, JavaScript:
+ * sampling and planning) with GFLOP/s against the measured float32 matmul peak.
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +24,8 @@ import { resolveModel } from '../engine/hub/resolve-model.js';
 import { loadModel } from '../engine/io/model-checkpoint.js';
 import type { BackendName } from '../engine/kernels/backend-name.js';
 import { createKernels, resolveBackend } from '../engine/kernels/get-kernels.js';
+import { profileKernels } from '../engine/kernels/profile-kernels.js';
+import { measurePeak, modelMatmuls, profileParts, type PartRow } from '../engine/kernels/profile-parts.js';
 import { LINEAR_MODULES } from '../engine/model/llama-params.js';
 import { Sampler } from '../engine/sampling/generate.js';
 import { idsWithoutToken } from '../engine/tokenizer/ids-without-token.js';
@@ -40,6 +44,8 @@ export interface GrpoStepBenchOptions {
   readonly progress?: (line: string) => void;
   /** Least time between two progress lines of one phase (default 5 s). */
   readonly progressEveryMs?: number;
+  /** Time every kernel call (CPU time) and return the rollout's and the update's time by part. */
+  readonly profile?: boolean;
 }
 
 export interface GrpoStepBenchResult {
@@ -73,6 +79,8 @@ export interface GrpoStepBenchResult {
   readonly cpu: string;
   readonly load_start: number;
   readonly load_end: number;
+  /** With `profile`: seconds and GFLOP/s by part (engine/kernels/profile-parts.ts) and the measured peak. */
+  readonly profile?: { readonly peak_gflops: number; readonly rollout: readonly PartRow[]; readonly update: readonly PartRow[] };
 }
 
 /** The benchmark's prompts; bench/trl-grpo-step.py writes the same strings. */
@@ -100,7 +108,14 @@ export async function benchGrpoStep(idOrFolder: string, options: GrpoStepBenchOp
   const loadStart = os.loadavg()[0]!;
   const folder = await resolveModel(idOrFolder);
   const backend = resolveBackend(options.backend ?? 'auto');
-  const kernels = await createKernels({ backend, threads: options.threads });
+  const own = await createKernels({ backend, threads: options.threads });
+  // Unprofiled runs use the kernels as they are: the instrumentation costs nothing when off.
+  const profiled = options.profile ? profileKernels(own, 'cpu') : undefined;
+  const kernels = profiled?.kernels ?? own;
+  const cpuMs = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   const mb = (): number => Math.round(process.resourceUsage().maxRSS / 1024);
   try {
     progress(`loading ${folder} (${backend} backend, ${kernels.threads} thread(s), bf16 products ${kernels.bf16Matmul})`);
@@ -126,6 +141,10 @@ export async function benchGrpoStep(idOrFolder: string, options: GrpoStepBenchOp
       });
       progress(`loaded in ${load_s.toFixed(1)} s: ${(model.parameterCount() / 1e6).toFixed(0)}M parameters (${model.baseDtype} base), LoRA r${options.loraRank} on ${LINEAR_MODULES.length} projections; peak RSS ${mb()} MB`);
 
+      const peak = profiled ? measurePeak(own) : undefined;
+      const shapes = modelMatmuls(model.config, options.loraRank);
+      profiled?.reset();
+      let cpu0 = cpuMs();
       const promptIds = grpoStepPrompts(options.prompts).map((text) => tokenizer.encode(text));
       const total = options.prompts * options.k * options.newTokens;
       const sampler = new Sampler(model, tokenizer, { logitMask });
@@ -148,6 +167,9 @@ export async function benchGrpoStep(idOrFolder: string, options: GrpoStepBenchOp
       );
       const rollout_s = (performance.now() - t0) / 1000;
       sampler.dispose();
+      const rolloutParts = profiled ? profileParts(profiled.rows.values(), shapes, cpuMs() - cpu0) : [];
+      profiled?.reset();
+      cpu0 = cpuMs();
       progress(`rollout done in ${rollout_s.toFixed(1)} s (${(total / rollout_s).toFixed(1)} tok/s); peak RSS ${mb()} MB`);
 
       const sequences: TrainingSequence[] = generations.flatMap((row, p) => {
@@ -167,6 +189,7 @@ export async function benchGrpoStep(idOrFolder: string, options: GrpoStepBenchOp
         }
       });
       const update_s = (performance.now() - updateStart) / 1000;
+      const updateParts = profiled ? profileParts(profiled.rows.values(), shapes, cpuMs() - cpu0) : [];
       learner.dispose();
       progress(`update done in ${update_s.toFixed(1)} s; sampler/learner gap max ${metrics.max_logprob_gap.toExponential(2)}, mean ${metrics.mean_logprob_gap.toExponential(2)} (old log-probs: ${metrics.old_logprobs})`);
       const round = (x: number, digits: number): number => Number(x.toFixed(digits));
@@ -199,11 +222,12 @@ export async function benchGrpoStep(idOrFolder: string, options: GrpoStepBenchOp
         cpu: os.cpus()[0]?.model ?? 'unknown',
         load_start: round(loadStart, 2),
         load_end: round(os.loadavg()[0]!, 2),
+        ...(peak ? { profile: { peak_gflops: round(peak.gflops, 1), rollout: rolloutParts, update: updateParts } } : {}),
       };
     } finally {
       model.dispose();
     }
   } finally {
-    await (kernels as { dispose?: () => Promise<void> }).dispose?.();
+    await (own as { dispose?: () => Promise<void> }).dispose?.();
   }
 }

@@ -38,6 +38,8 @@ export function timeTrainStep(options: {
   steps?: number;
   warmup?: number;
   seed?: number;
+  /** Called before the first timed step (a kernel profile resets there). */
+  onTimed?: () => void;
 }): TrainStepTiming {
   const { kernels, config = BENCH_MODEL, batch = 16, context = 128, steps = 3, warmup = 1, seed = 0 } = options;
   const model = LlamaModel.create(kernels, config, { seed });
@@ -49,6 +51,7 @@ export function timeTrainStep(options: {
   const cpuMs: number[] = [];
   const losses: number[] = [];
   for (let s = 0; s < warmup + steps; s++) {
+    if (s === warmup) options.onTimed?.();
     const start = performance.now();
     const cpuStart = process.cpuUsage();
     const tape = new Tape(kernels, { pool });

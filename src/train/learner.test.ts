@@ -128,3 +128,11 @@ test('microBatches keeps groups together and respects the token budget', () => {
   const batches = microBatches([seq('a', 2), seq('b', 2), seq('a', 2), seq('b', 2)], 8);
   assert.deepEqual(batches.map((b) => b.map((s) => s.group)), [['a', 'a'], ['b', 'b']]);
 });
+
+test('microBatches counts a group prompt once in full and an eighth of it for each further sequence', () => {
+  const seq = (group: string): TrainingSequence => ({ promptIds: new Array(100).fill(1), responseIds: [3, 3], oldLogprobs: [0, 0], advantage: 0, group });
+  const group = (g: string) => Array.from({ length: 8 }, () => seq(g));
+  // One group keeps 100 + 8 * 2 + 7 * ceil(100 / 8) = 207 tokens: two fit 414, not 413.
+  assert.deepEqual(microBatches([...group('a'), ...group('b')], 414).map((b) => b.length), [16]);
+  assert.deepEqual(microBatches([...group('a'), ...group('b')], 413).map((b) => b.length), [15, 1]);
+});

@@ -179,7 +179,7 @@ export class Learner {
             this.checkFresh(logprobGap(logprobs_N, flat.oldLogprobs_N, flat.fresh_N));
             gaps.addGap(logprobGap(logprobs_N, flat.oldLogprobs_N));
           }
-          const refLogprobs_N = loss.klCoef !== 0 ? this.referenceLogprobs(pairs) : undefined;
+          const refLogprobs_N = loss.klCoef !== 0 ? this.referenceLogprobs(pairs, pool) : undefined;
           const tokens = { advantages_N: flat.advantages_N, sequence_N: flat.sequence_N, logprobs_N, refLogprobs_N };
           // Decoupled: the recomputation (taken before this update's step) is the old policy,
           // the sampler's logprobs the behaviour policy that weights each token.
@@ -250,9 +250,10 @@ export class Learner {
     }
   }
 
-  private referenceLogprobs(pairs: readonly ScoringPair[]): Float32Array {
+  private referenceLogprobs(pairs: readonly ScoringPair[], pool: BufferPool): Float32Array {
     const reference = this.reference!;
-    const tape = new Tape(reference.model.kernels, { grad: false });
+    // The update's pool: the reference pass's arrays and the policy's recycle each other.
+    const tape = new Tape(reference.model.kernels, { grad: false, pool: reference.model.kernels === this.model.kernels ? pool : undefined });
     try {
       return Float32Array.from(reference.model.tokenLogprobs(tape, pairs, { adapter: reference.adapter, logitMask: this.logitMask }).logprobs.data);
     } finally {
@@ -281,8 +282,14 @@ function flatten(micro: readonly TrainingSequence[]) {
 }
 
 /**
- * Cuts sequences into micro-batches of at most `maxTokens` (prompt + response) tokens,
- * keeping each group whole when it fits, so a group's shared prompt is computed once.
+ * Cuts sequences into micro-batches of at most `maxTokens` tokens, keeping each group whole
+ * when it fits, so a group's shared prompt is computed once. A token counts what the update
+ * keeps of it: the prompt once per group and micro-batch (the prompt pass runs it once,
+ * scoring-plan.ts), each response token, and for each further sequence of the group an eighth
+ * of the prompt (its attention keeps its own copy of the prompt's keys and values: 2 of the
+ * ~16-20 widths a token keeps per layer, micro-batch-tokens.ts). Counting the prompt once per
+ * sequence instead cut the default run's update (K = 8, prompts ~150 tokens, answers 2-3)
+ * into ~5x more micro-batches than its memory needs.
  */
 export function microBatches(sequences: readonly TrainingSequence[], maxTokens: number): TrainingSequence[][] {
   const groups = new Map<string, TrainingSequence[]>();
@@ -294,16 +301,19 @@ export function microBatches(sequences: readonly TrainingSequence[], maxTokens: 
   const batches: TrainingSequence[][] = [];
   let current: TrainingSequence[] = [];
   let tokens = 0;
-  const cost = (s: TrainingSequence) => s.promptIds.length + s.responseIds.length;
+  let seen = new Set<string>();
+  const cost = (s: TrainingSequence, first: boolean) => (first ? s.promptIds.length : Math.ceil(s.promptIds.length / 8)) + s.responseIds.length;
   for (const group of groups.values()) {
     for (const s of group) {
-      if (current.length > 0 && tokens + cost(s) > maxTokens) {
+      if (current.length > 0 && tokens + cost(s, !seen.has(s.group)) > maxTokens) {
         batches.push(current);
         current = [];
         tokens = 0;
+        seen = new Set();
       }
       current.push(s);
-      tokens += cost(s);
+      tokens += cost(s, !seen.has(s.group));
+      seen.add(s.group);
     }
   }
   if (current.length > 0) batches.push(current);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createReferenceKernels } from '../kernels/reference.js';
 import type { Kernels } from '../kernels/types.js';
-import { BufferPool } from './buffer-pool.js';
+import { BufferPool, sizeClass } from './buffer-pool.js';
 
 function countingKernels(): Kernels & { allocs: number; frees: number } {
   const base = createReferenceKernels();
@@ -37,4 +37,23 @@ test('BufferPool reuses arrays by length, zero-fills on request, and respects it
   pool.clear();
   assert.equal(kernels.frees, 2);
   assert.equal(pool.pooledBytes, 0);
+});
+
+test('BufferPool hands out exact-length views of size-class arrays, so near lengths share an array', () => {
+  const kernels = countingKernels();
+  const pool = new BufferPool(kernels);
+  assert.deepEqual([15, 16, 17, 18, 19, 1000, 1024, 1025].map(sizeClass), [15, 16, 18, 18, 20, 1024, 1024, 1152]);
+  const a = pool.take(1000, false);
+  assert.equal(a.length, 1000);
+  a.fill(3);
+  pool.give(a);
+  const b = pool.take(1010, true);
+  assert.equal(b.length, 1010);
+  assert.equal(b.buffer, a.buffer, 'a length of the same class reuses the array');
+  assert.ok(b.every((x) => x === 0), 'zero fills the whole view');
+  pool.give(b);
+  assert.equal(pool.pooledBytes, 1024 * 4, 'the pool counts the whole class array');
+  assert.equal(kernels.allocs, 1);
+  pool.clear();
+  assert.equal(kernels.frees, 1);
 });

@@ -67,6 +67,9 @@ export function profileKernels(inner: Kernels, clock: 'wall' | 'cpu' = 'wall'): 
       if (name === 'matmul' || name === 'matmulBf16') {
         const m = args[0] as MatmulArgs;
         add(matmulKey(name, m), ms, 2 * m.m * m.n * m.k);
+      } else if (name === 'attentionBatchForward' || name === 'attentionBatchBackward') {
+        const a = args[0] as { batch: number; seqLen: number };
+        add(`${name} T=${a.seqLen}`, ms, 0);
       } else {
         add(name, ms, 0);
       }
