@@ -43,8 +43,9 @@ const sudokuOptionsShape = {
     .default(CELL_COUNT),
   /**
    * Compact prompts only: `empty` adds a line `EMPTY 12 14 21` naming the empty cells (row,
-   * column). It restates the board, nothing from the solution: a character-level model cannot
-   * otherwise count its way to a cell's coordinates in the time a run has.
+   * column). It restates the board, nothing from the solution, for models that cannot count
+   * their way to a cell's coordinates. On the 0.2M embedded model it did not make Sudoku
+   * learnable (docs/results.md).
    */
   hint: z
     .enum(SUDOKU_HINTS, { error: `hint must be one of ${SUDOKU_HINTS.join(' | ')}` })
