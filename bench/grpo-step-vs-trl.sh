@@ -7,7 +7,7 @@
 #
 # Without a folder it makes (once) a Qwen3-0.6B-shaped checkpoint with random bf16 weights and the
 # real Qwen3 tokenizer in .tmp/qwen3-shape (1.2 GB, bench/make-qwen3-shape.ts). The Python side runs
-# in $VENV (default /work/pyvenv: torch, transformers, peft, trl 1.13). TRL needs ~16 GB of memory
+# in $VENV (default .venv-trl in the repository: torch, transformers, peft, trl 1.13). TRL needs ~16 GB of memory
 # at the default shape: check `free -g` first on a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     *) MODEL="$1"; shift ;;
   esac
 done
-VENV="${VENV:-/work/pyvenv}"
+VENV="${VENV:-.venv-trl}"
 [ -f dist/src/cli/main.js ] || npx tsc -p tsconfig.json
 if [ -z "$MODEL" ]; then
   MODEL=.tmp/qwen3-shape

@@ -1,4 +1,4 @@
-// Memory acceptance of issue 3: a ~20M-parameter model trains with batch 16 x context 256 in
+// Memory target: a ~20M-parameter model trains with batch 16 x context 256 in
 // under 4 GiB. Runs two full training steps (forward, backward, clipping, AdamW) on the WASM
 // kernels and prints the peak of live kernel memory, the kernel heap's size and the peak RSS
 // of the process.

@@ -1,4 +1,4 @@
-// Side-by-side training step of the standard benchmark model (issue 3, acceptance 5): Troupe's
+// Side-by-side training step of the standard benchmark model: Troupe's
 // engine and PyTorch CPU (bench/torch-train-step.py), same model, batch, context and thread
 // count, in alternating rounds so both see the same machine load. On 2 threads PyTorch gets
 // its fastest of three thread splits between OpenMP and OpenBLAS.

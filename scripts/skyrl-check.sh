@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 source scripts/wait-for-server.sh
 SKYRL=${1:-${SKYRL_SOURCE:?usage: scripts/skyrl-check.sh SKYRL_SOURCE TINKER_SDK_SOURCE}}
 SDK=${2:-${TINKER_SDK_SOURCE:?usage: scripts/skyrl-check.sh SKYRL_SOURCE TINKER_SDK_SOURCE}}
-# The commit this check was last passed with (issue 34); move it on purpose, never silently.
+# The commit this check was last passed with; move it on purpose, never silently.
 SKYRL_COMMIT=${SKYRL_COMMIT:-a9564572e}
 PYTHON=${PYTHON:-python3.11}
 VENV=${SKYRL_CHECK_VENV:-.cache/skyrl-venv}

@@ -8,7 +8,7 @@ import { LlamaModel } from './model/llama-model.js';
 import { AdamW } from './optim/adamw.js';
 import { clipGradNorm } from './optim/clip-grad-norm.js';
 
-/** The standard benchmark model of `troupe bench engine` (issue 3). */
+/** The standard benchmark model of `troupe bench engine`. */
 export const BENCH_MODEL: LlamaConfig = llamaConfig({ hidden: 256, layers: 4, heads: 4, intermediate: 1024, vocab: 64, context: 128 });
 
 export interface TrainStepTiming {

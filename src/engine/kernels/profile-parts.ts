@@ -1,6 +1,6 @@
 /**
- * The kernel profile (profile-kernels.ts) summed into the parts of a model step that issue 33
- * asks about: projections, attention, LM head + log-softmax, LoRA, element-wise, optimizer,
+ * The kernel profile (profile-kernels.ts) summed into the parts of a model step that
+ * a profile reports: projections, attention, LM head + log-softmax, LoRA, element-wise, optimizer,
  * memory, and the JavaScript between the calls; each with its seconds, its GFLOP/s and that
  * rate's share of the machine's measured peak (measurePeak).
  *
