@@ -112,6 +112,14 @@ await check('create_model: a LoRA training client', [], async () => {
   return model.modelId;
 });
 
+await check('create_model: a LoRA seed above 2^31 - 1 (Troupe\'s adapter seeds are 32-bit hashes)', [], async () => {
+  const m = await client.createLoraModel(baseModel, { ...lora, seed: 2 ** 32 - 1 });
+  const out = await m.forwardBackward([datum(prompt.slice(0, 2), 1)], 'cross_entropy', { forwardOnly: true });
+  assert(Array.from(out.loss_fn_outputs[0].logprobs.data).every(Number.isFinite), 'forward logprobs are not finite');
+  await m.unload();
+  return `seed ${2 ** 32 - 1}: ${m.modelId}`;
+});
+
 let before;
 await check('forward: cross_entropy logprobs equal the sampler logprobs', ['create_model: a LoRA training client', 'sample: logprobs of every sampled token'], async () => {
   const out = await model.forwardBackward([datum(free[0].tokens, 1)], 'cross_entropy', { forwardOnly: true });

@@ -26,7 +26,7 @@ SDK=${2:-${TINKER_SDK_SOURCE:?usage: scripts/skyrl-check.sh SKYRL_SOURCE TINKER_
 SKYRL_COMMIT=${SKYRL_COMMIT:-a9564572e}
 TINKER_SDK_COMMIT=${TINKER_SDK_COMMIT:-d595dc2ba} # tinker 0.25.0
 PYTHON=${PYTHON:-python3.11}
-VENV=${SKYRL_CHECK_VENV:-.cache/skyrl-venv}
+VENV=$(realpath -m "${SKYRL_CHECK_VENV:-.cache/skyrl-venv}")
 PORT=${PORT:-8766}
 WHEEL_DIRS=${WHEEL_DIRS:-/opt/wheels /opt/pypi/files /opt/pypi-more/files}
 REQUIREMENTS=scripts/skyrl-requirements.txt
@@ -89,7 +89,7 @@ node scripts/skyrl-check-model.mjs "$MODEL"
 export OMP_NUM_THREADS=1 JAX_PLATFORMS=cpu XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 SERVER_START=$(date +%s)
 mkdir "$WORK/bin" && ln -s "$PWD/scripts/skyrl-uv-shim.sh" "$WORK/bin/uv"
-export PATH="$WORK/bin:$PATH" SKYRL_PYTHON="$PWD/$VENV/bin/python"
+export PATH="$WORK/bin:$PATH" SKYRL_PYTHON="$VENV/bin/python"
 # Its own process group (setsid), so that cleanup ends the API server and its engine together.
 (cd "$WORK" && exec setsid nice -n 19 uv run -m skyrl.tinker.api --base-model "$MODEL" --backend jax --port "$PORT" \
   --checkpoints-base "$WORK/checkpoints" --database-url "sqlite:///$WORK/tinker.db" \
