@@ -112,6 +112,14 @@ await check('create_model: a LoRA training client', [], async () => {
   return model.modelId;
 });
 
+await check('create_model: a LoRA seed above 2^31 - 1 (Troupe\'s adapter seeds are 32-bit hashes)', [], async () => {
+  const m = await client.createLoraModel(baseModel, { ...lora, seed: 2 ** 32 - 1 });
+  const out = await m.forwardBackward([datum(prompt.slice(0, 2), 1)], 'cross_entropy', { forwardOnly: true });
+  assert(Array.from(out.loss_fn_outputs[0].logprobs.data).every(Number.isFinite), 'forward logprobs are not finite');
+  await m.unload();
+  return `seed ${2 ** 32 - 1}: ${m.modelId}`;
+});
+
 let before;
 await check('forward: cross_entropy logprobs equal the sampler logprobs', ['create_model: a LoRA training client', 'sample: logprobs of every sampled token'], async () => {
   const out = await model.forwardBackward([datum(free[0].tokens, 1)], 'cross_entropy', { forwardOnly: true });
@@ -153,21 +161,25 @@ await check('save_weights_for_sampler: the sampler samples with the trained weig
   return `max gap ${gap.toExponential(1)}`;
 });
 
-await check('save_weights / load_weights: training state comes back', ['forward_backward + optim_step: cross_entropy with signed per-token weights (Troupe\'s policy gradient)'], async () => {
+await check('save_weights / load_weights into a fresh training client: training state comes back', ['forward_backward + optim_step: cross_entropy with signed per-token weights (Troupe\'s policy gradient)'], async () => {
+  // As on the Tinker service, SkyRL tx takes load_weights only as a model's first request
+  // (after create_model): resuming means a fresh training client that loads the saved state.
   const saved = await model.saveWeights('check-state');
   const probe = [datum(free[2].tokens, 1)];
-  const at = completionLogprobs((await model.forwardBackward(probe, 'cross_entropy', { forwardOnly: true })).loss_fn_outputs[0], free[2].tokens);
+  const logprobsOf = async (m) => completionLogprobs((await m.forwardBackward(probe, 'cross_entropy', { forwardOnly: true })).loss_fn_outputs[0], free[2].tokens);
+  const at = await logprobsOf(model);
   await model.forwardBackward(probe, 'cross_entropy');
   await model.optimStep({ learning_rate: 0.05, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0, grad_clip_norm: 0 });
-  const moved = completionLogprobs((await model.forwardBackward(probe, 'cross_entropy', { forwardOnly: true })).loss_fn_outputs[0], free[2].tokens);
-  await model.loadWeights(saved, true);
-  const back = completionLogprobs((await model.forwardBackward(probe, 'cross_entropy', { forwardOnly: true })).loss_fn_outputs[0], free[2].tokens);
+  const moved = await logprobsOf(model);
+  const fresh = await client.createLoraModel(baseModel, lora);
+  await fresh.loadWeights(saved, true);
+  const back = await logprobsOf(fresh);
   assert(maxGap(moved, at) > 1e-4, 'the extra step changed nothing');
   assert(maxGap(back, at) < 1e-5, `loaded weights differ from the saved ones by ${maxGap(back, at)}`);
-  return `${saved}`;
+  return `${saved} into ${fresh.modelId}`;
 });
 
-await check('save_weights_for_sampler with a name: a tinker:// path a new sampler loads', ['save_weights / load_weights: training state comes back'], async () => {
+await check('save_weights_for_sampler with a name: a tinker:// path a new sampler loads', ['save_weights / load_weights into a fresh training client: training state comes back'], async () => {
   const path = await model.saveForSampler('check-sampler');
   assert(path.startsWith('tinker://'), `path ${path}`);
   const r = await sampleOf(await client.createSampler({ modelPath: path }), { seed: 7 }, 2);

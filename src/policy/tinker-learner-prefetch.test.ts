@@ -82,10 +82,13 @@ test('a prefetch of another batch, or of weights that changed since, is dropped 
   assert.equal(otherBatch.prefetchesUsed, 0);
   assert.deepEqual(second, expected[1]);
 
-  // B's forwards at the starting weights, then the weights (and Adam's moments) after A loaded.
+  // B's forwards at the starting weights, then a fresh client that loaded the weights (and
+  // Adam's moments) after A takes over, as a resumed run does.
   const reloaded = await learner();
   await reloaded.prefetch(B);
-  await reloaded.model.loadWeights(afterA, true);
+  const loaded = await client.createLoraModel('tiny', { rank: 2, seed: 4, train_unembed: false });
+  await loaded.loadWeights(afterA, true);
+  reloaded.useModel(loaded);
   const late = (await reloaded.update(B, LR)).metrics;
   assert.equal(reloaded.prefetchesUsed, 0, 'forwards of older weights are never trusted');
   assert.deepEqual(late, expected[1]);

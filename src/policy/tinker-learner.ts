@@ -106,7 +106,7 @@ function sameTokens(a: readonly TinkerTrainingSequence[], b: readonly TinkerTrai
 
 export class TinkerLearner {
   readonly policyId: string;
-  readonly model: TinkerTrainingModel;
+  private current: TinkerTrainingModel;
   private readonly options: TinkerLearnerOptions;
   private readonly reference?: TinkerTrainingModel;
   private prefetched: Prefetched | undefined;
@@ -120,9 +120,24 @@ export class TinkerLearner {
       throw new TroupeError('config', `policy '${init.policyId}': a KL coefficient is set but there is no reference model (an untrained LoRA of the base) to take reference logprobs from`);
     }
     this.policyId = init.policyId;
-    this.model = init.model;
+    this.current = init.model;
     this.options = init.options;
     this.reference = init.reference;
+  }
+
+  /** The training client that updates go to. */
+  get model(): TinkerTrainingModel {
+    return this.current;
+  }
+
+  /**
+   * Trains from now on through `model` (a fresh client that loaded a checkpoint: a Tinker
+   * service takes load_weights only as a client's first request). Forwards prefetched on the
+   * previous client are dropped.
+   */
+  useModel(model: TinkerTrainingModel): void {
+    this.current = model;
+    this.prefetched = undefined;
   }
 
   /**

@@ -207,9 +207,23 @@ export class TinkerTrainingModel {
     return ((await this.op('/save_weights', { path: name, overwrite: true })) as { path: string }).path;
   }
 
+  /**
+   * Loads saved training weights (and with `withOptimizer` the Adam state). Only a training
+   * client's first request may be a load: the Tinker service and SkyRL tx answer any later one
+   * with 400 ("LoadWeights is not permitted with seq_id N"), so this refuses it here, on every
+   * service, before anything is sent.
+   */
   async loadWeights(path: string, withOptimizer: boolean): Promise<void> {
+    if (this.seq > 0) {
+      throw new TroupeError('invariant', `internal invariant broken: load_weights of ${path} into training client ${this.modelId} after ${this.seq} request(s); Tinker services take a load only as a client's first request, so load into a fresh client (createLoraModel, then loadWeights)`);
+    }
     this.weightChanges++;
     await this.op('/load_weights', { path, optimizer: withOptimizer });
+  }
+
+  /** unload_model: the service frees the client; its sampler sessions may go with it. */
+  async unload(): Promise<void> {
+    await this.client.result(await this.client.submit('/unload_model', { model_id: this.modelId }), 'json');
   }
 
   /** A frozen copy of the current weights: a sampling session id, or with `name` a tinker:// sampler_weights path. */

@@ -137,8 +137,7 @@ export async function loadTrainingCheckpoint(dir: string, policies: PolicySet): 
     }
     if (member.backend === 'tinker') {
       if (saved.kind !== 'tinker') throw new TroupeError('checkpoint', `${dir}: policy '${id}' was saved by an embedded run (${saved.kind}), and this run trains on a Tinker service; resume with the policy.kind it started with`);
-      await member.learner.model.loadWeights(saved.path, true);
-      await member.useSampler(await member.learner.model.saveForSampler());
+      await member.restore(saved.path);
       continue;
     }
     if (saved.kind === 'tinker') throw new TroupeError('checkpoint', `${dir}: policy '${id}' lives on a Tinker service (${saved.path}), and this run is embedded; resume with policy.kind: tinker`);

@@ -71,6 +71,12 @@ export interface TinkerMember extends MemberCommon {
   readonly learner: TinkerLearner;
   /** Samples from now on with the weights saved for sampling under this session id or tinker:// path. */
   useSampler(sampler: string): Promise<void>;
+  /**
+   * Continues from the training state saved at a tinker:// path: a fresh training client loads
+   * it (weights and Adam state), the learner trains and the policy samples through it, and the
+   * previous client is unloaded.
+   */
+  restore(path: string): Promise<void>;
 }
 
 export type PolicyMember = EmbeddedMember | TinkerMember;

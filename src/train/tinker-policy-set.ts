@@ -28,7 +28,8 @@ export async function buildTinkerPolicySet(options: { config: ResolvedConfig; ro
     // that is never trained (B = 0) scores a whole batch in one forward.
     const reference = options.learner.loss.klCoef !== 0 ? await client.createLoraModel(baseModel, { ...lora, seed: adapterSeed(config.seed, 'kl-reference') }) : undefined;
     for (const id of new Set(roleToPolicy.values())) {
-      const model = await client.createLoraModel(baseModel, { ...lora, seed: adapterSeed(config.seed, id) });
+      const create = () => client.createLoraModel(baseModel, { ...lora, seed: adapterSeed(config.seed, id) });
+      const model = await create();
       if (members.size === 0) checkLoraAlpha(await model.info(), config, options.log);
       const policy = new TinkerPolicy({ id, tokenizer, prompting: options.prompting, contextLength, sampler: await samplerOf(client, await model.saveForSampler()) });
       const learner = new TinkerLearner({ policyId: id, model, options: options.learner, reference });
@@ -40,6 +41,19 @@ export async function buildTinkerPolicySet(options: { config: ResolvedConfig; ro
         policy,
         learner,
         useSampler,
+        restore: async (path) => {
+          const fresh = await create();
+          try {
+            await fresh.loadWeights(path, true);
+            await useSampler(await fresh.saveForSampler());
+          } catch (error) {
+            await fresh.unload().catch(() => undefined);
+            throw error;
+          }
+          const previous = learner.model;
+          learner.useModel(fresh);
+          await previous.unload();
+        },
         update: async (sequences, lr) => {
           const { metrics, sampler } = await learner.update(sequences, lr);
           await useSampler(sampler);

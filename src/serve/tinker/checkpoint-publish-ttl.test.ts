@@ -77,7 +77,8 @@ test('ttl: set shows expires_at, null removes it, and an expired checkpoint is g
   await apiCall(t.server, 'PUT', checkpointRoute(path, 'ttl'), { ttl_seconds: 10 });
   clock += 10_000;
   assert.ok(!(await listed(t.server, t.model.modelId)).has(path), 'expired: not listed');
-  await assert.rejects(t.model.loadWeights(path, false), /no saved weights at .*\/weights\/ttl/);
+  const fresh = await t.client.createLoraModel('tiny', { rank: 4, seed: 3 });
+  await assert.rejects(fresh.loadWeights(path, false), /no saved weights at .*\/weights\/ttl/);
   assert.ok(!existsSync(join(stateDir, `${encodeURIComponent(path)}.safetensors`)), 'its file is deleted');
 });
 

@@ -53,7 +53,8 @@ test('SIGKILL during a save_weights write: the restarted server removes the temp
       const fresh = await again.createLoraModel('tiny', { rank: 4, seed: 11 });
       await fresh.loadWeights(kept, true);
       assert.deepEqual(await logprobs(fresh), trained, 'the earlier save loads with the weights it had');
-      await assert.rejects(fresh.loadWeights(kept.replace('kept', 'doomed'), false), /no saved weights at .*doomed/);
+      const another = await again.createLoraModel('tiny', { rank: 4, seed: 11 });
+      await assert.rejects(another.loadWeights(kept.replace('kept', 'doomed'), false), /no saved weights at .*doomed/);
       again.close();
     } finally {
       await restarted.close();

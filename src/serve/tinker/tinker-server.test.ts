@@ -109,20 +109,21 @@ test('importance_sampling and ppo steps move the policy toward positive-advantag
   }
 });
 
-test('save_weights / load_weights restore the adapter and the Adam state', async () => {
+test('save_weights / load_weights restore the adapter and the Adam state (loaded into a fresh client, as Tinker services require)', async () => {
   const model = await newModel();
   await model.forwardBackward([sftDatum(TEXT)], 'cross_entropy');
   await model.optimStep({ ...DEFAULT_ADAM, learning_rate: 0.05 });
   const path = await model.saveWeights('ckpt-1');
   assert.match(path, /^tinker:\/\/.+\/weights\/ckpt-1$/);
-  const step = async () => {
-    await model.forwardBackward([sftDatum(TEXT)], 'cross_entropy');
-    await model.optimStep({ ...DEFAULT_ADAM, learning_rate: 0.05 });
-    return Array.from((await model.forwardBackward([sftDatum(TEXT)], 'cross_entropy', { forwardOnly: true })).loss_fn_outputs[0]!.logprobs!.data);
+  const step = async (m: TinkerTrainingModel) => {
+    await m.forwardBackward([sftDatum(TEXT)], 'cross_entropy');
+    await m.optimStep({ ...DEFAULT_ADAM, learning_rate: 0.05 });
+    return Array.from((await m.forwardBackward([sftDatum(TEXT)], 'cross_entropy', { forwardOnly: true })).loss_fn_outputs[0]!.logprobs!.data);
   };
-  const first = await step();
-  await model.loadWeights(path, true);
-  const replay = await step();
+  const first = await step(model);
+  const fresh = await newModel();
+  await fresh.loadWeights(path, true);
+  const replay = await step(fresh);
   replay.forEach((lp, i) => assert.ok(Math.abs(lp - first[i]!) < 1e-6, `after reload, the same step gives the same weights (position ${i})`));
 });
 
@@ -140,7 +141,7 @@ test('delete_checkpoint forgets saved weights: loading them is then a 404, and a
   const model = await newModel();
   const path = await model.saveWeights('to-delete');
   assert.equal(await client.deleteCheckpoint(path), true);
-  await assert.rejects(model.loadWeights(path, true), /no saved weights at tinker:\/\/.+\/weights\/to-delete/);
+  await assert.rejects((await newModel()).loadWeights(path, true), /no saved weights at tinker:\/\/.+\/weights\/to-delete/);
   assert.equal(await client.deleteCheckpoint(path), false);
   const named = await model.saveForSampler('sampler-to-delete');
   assert.match(named, /\/sampler_weights\/sampler-to-delete$/);
