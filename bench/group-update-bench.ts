@@ -7,8 +7,8 @@
 import type { BackendName } from '../src/engine/kernels/backend-name.js';
 import { createKernels } from '../src/engine/kernels/get-kernels.js';
 import { llamaConfig } from '../src/engine/model/llama-config.js';
-import { LlamaModel } from '../src/engine/model/llama-model.js';
-import { Learner, type TrainingSequence } from '../src/train/learner.js';
+import type { TrainingSequence } from '../src/train/learner.js';
+import { timeRlUpdate } from '../src/train/update-bench.js';
 import { Rng } from '../src/util/rng.js';
 
 function flag(name: string, fallback: number): number {
@@ -27,9 +27,6 @@ const created = await createKernels({ backend: option('--backend', 'auto') as Ba
 // --per-sequence: attention without the native batch call (one kernel call per sequence), to compare.
 const kernels = process.argv.includes('--per-sequence') ? { ...created, attentionBatchForward: undefined, attentionBatchBackward: undefined } : created;
 const config = llamaConfig({ hidden: 64, layers: 4, heads: 4, intermediate: 192, vocab, context: 128 });
-const policy = LlamaModel.create(kernels, config, { seed: 1 });
-const reference = LlamaModel.create(kernels, config, { seed: 1 });
-
 const rng = new Rng(7);
 const random = () => rng.next();
 const token = () => 1 + Math.floor(random() * (vocab - 1));
@@ -41,25 +38,9 @@ for (let g = 0; g < groups; g++) {
     sequences.push({ promptIds, responseIds: [token(), token()], oldLogprobs: [0, 0], advantage: random() - 0.5, group: `g${g}` });
   }
 }
-const learner = new Learner({
-  policyId: 'bench',
-  model: policy,
-  reference: { model: reference },
-  options: {
-    loss: { kind: 'ppo-clip', clipLow: 0.2, clipHigh: 0.2, aggregation: 'token-mean', klCoef: 0.05, klEstimator: 'k3' },
-    gradClip: 1,
-    weightDecay: 0,
-    microBatchTokens: 16384,
-    logprobTolerance: Infinity,
-  },
-});
-
-const times: number[] = [];
-for (let r = 0; r < rounds + 1; r++) {
-  const t0 = performance.now();
-  learner.update(sequences, 1e-9);
-  if (r > 0) times.push(performance.now() - t0); // round 0 warms the buffers and the JIT
-}
+// The run's learner settings (PPO-clip, k3 KL to a frozen copy), timed as `bench engine --profile` times them.
+const timing = timeRlUpdate({ kernels, config, batch: sequences, updates: rounds, warmup: 1 });
+const times = [...timing.wallMs];
 times.sort((a, b) => a - b);
 const median = times[times.length >> 1]!;
 console.log(`${kernels.name}${kernels === created ? '' : ' (per-sequence attention)'}, ${threads} thread(s): ${groups} groups x K=${k}, prompt ~${promptLength} tokens: ` +
