@@ -2,18 +2,19 @@
 # bash experiments/seeds-table.sh [OUT_DIR]            (default runs/seeds-table; docs/results.md)
 #
 # Every run behind the table at the top of docs/results.md: for each task (Plan-Path 10x10,
-# Sudoku 4x4; TASKS picks), the team trained with AT-GRPO (shared model and one model per
+# Sokoban 6x6, Sudoku 4x4; TASKS picks), the team trained with AT-GRPO (shared model and one model per
 # role), the single agent trained with GRPO, their untrained bases (each run's step -1 eval),
 # MAGRPO, and on Plan-Path the grouping ablation and the swap of the trained role policies.
 # Then `troupe compare` over each task's runs: the markdown table (seeds grouped, 95% Wilson
 # intervals, n = 200) and an HTML page of the curves ($OUT/<task>.html).
 #
 # Cost, measured on the 2-core development machine with two one-thread runs side by side:
-# a Plan-Path 10x10 AT-GRPO run takes about 80 minutes that way (600 steps), a single-agent
-# GRPO run about 70 (200 steps); the whole table is about 25 runs, some 15 hours at two runs
+# a Plan-Path 10x10 AT-GRPO run takes about 80 minutes that way (600 steps), a Sokoban one
+# about 55, a single-agent
+# GRPO run about 70 (200 steps); the whole table is about 33 runs, some 20 hours at two runs
 # at a time. PARALLEL=2 runs two at a time (each one thread); a finished run is skipped and
 # a stopped one continues (--resume), so the script can be stopped and re-run.
-# Environment: TASKS (default "plan-path-10 sudoku"), SEEDS (default "1 2 3"), PARALLEL (1 or 2).
+# Environment: TASKS (default "plan-path-10 sokoban sudoku"), SEEDS (default "1 2 3"), PARALLEL (1 or 2).
 #
 # The budget: the team runs the example config as shipped (600 RL steps on Plan-Path). The
 # single agent plays K = 8 whole episodes per task, each prompt its own, which costs about
@@ -41,7 +42,7 @@ queue() {
 MAGRPO="--set algorithm=magrpo --set team.order=parallel --set policy.map=per-role --set rollout.k=4 --set magrpo.joint=cross --set magrpo.expand=sampled --set warm_start.order=sequential"
 SINGLE="--set algorithm=grpo --set team.variant=single --set rollout.tasks=4 --set train.steps=200 --set train.eval_every=50 --set train.checkpoint_every=50"
 
-for task in ${TASKS:-plan-path-10 sudoku}; do
+for task in ${TASKS:-plan-path-10 sokoban sudoku}; do
   config=examples/$task-train.yaml
   for seed in $SEEDS; do
     queue "$task/at-grpo-shared-seed$seed" "$config" --set "seed=$seed"
@@ -59,7 +60,7 @@ done
 printf '%s\n' "${JOBS[@]}" | xargs -P "$PARALLEL" -I{} bash -c {}
 
 source "$(dirname "$0")/lib.sh"
-for task in ${TASKS:-plan-path-10 sudoku}; do
+for task in ${TASKS:-plan-path-10 sokoban sudoku}; do
   $CLI compare "$OUT/$task"/*/ --out "$OUT/$task.html"
   npx tsx experiments/summarize-runs.ts "$OUT/$task"/*/
   if [ -d "$OUT/$task/at-grpo-per-role-seed1" ]; then
