@@ -6,13 +6,14 @@
 #
 # pip installs from the package index (torch's CPU wheels from download.pytorch.org). On a machine
 # without network, put the wheels in folders and name them: WHEEL_DIRS="dir1 dir2" installs from
-# those alone. Prints the venv's path; does nothing when its python already imports all four.
+# those alone. Prints the venv's path; does nothing when its python already has all four.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV="${1:-.venv-trl}"
 PYTHON="${PYTHON:-python3}"
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import torch, transformers, peft, trl' 2>/dev/null; then
+# find_spec, not import: importing the four takes a minute on a busy 2-core machine.
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in ("torch", "transformers", "peft", "trl")))'; then
   echo "$VENV"
   exit 0
 fi
