@@ -38,19 +38,34 @@ if (files.length === 0) {
 if (process.env.TROUPE_NO_NATIVE !== '1') {
   spawnSync(process.execPath, ['scripts/build-native.mjs', '--if-stale'], { stdio: 'inherit' });
 }
-// Besides the spec output, skip-reporter.mjs notes every skipped test with its reason, for the
-// one summary line at the end.
-const skipDir = mkdtempSync(join(tmpdir(), 'troupe-skips-'));
-const skipFile = join(skipDir, 'skips.jsonl');
-const reporter = new URL('./skip-reporter.mjs', import.meta.url).href;
+// Besides the spec output, skip-reporter.mjs notes every skipped test with its reason and
+// kernel-path-reporter.mjs every kernel path whose conformance suite ran, for the two summary
+// lines at the end.
+const noteDir = mkdtempSync(join(tmpdir(), 'troupe-test-notes-'));
+const skipFile = join(noteDir, 'skips.jsonl');
+const pathFile = join(noteDir, 'kernel-paths.txt');
+const reporter = (name) => new URL(`./${name}`, import.meta.url).href;
 const result = spawnSync(
   process.execPath,
-  ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${skipFile}`, ...files],
+  [
+    '--test',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    `--test-reporter=${reporter('skip-reporter.mjs')}`, `--test-reporter-destination=${skipFile}`,
+    `--test-reporter=${reporter('kernel-path-reporter.mjs')}`, `--test-reporter-destination=${pathFile}`,
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 console.log(skipSummary(existsSync(skipFile) ? readFileSync(skipFile, 'utf8') : ''));
-rmSync(skipDir, { recursive: true, force: true });
+console.log(await kernelPathLine(existsSync(pathFile) ? readFileSync(pathFile, 'utf8') : ''));
+rmSync(noteDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);
+
+/** Which instruction-set paths the run exercised, and which this machine could not run. */
+async function kernelPathLine(text) {
+  const { kernelPathSummary, kernelPaths } = await import('../dist/src/engine/kernels/kernel-paths.js');
+  return kernelPathSummary(new Set(text.split('\n').filter(Boolean)), kernelPaths());
+}
 
 /** One line: how many tests were skipped, grouped by reason (most first). */
 function skipSummary(jsonl) {

@@ -4,6 +4,7 @@
 // or write out of bounds, and calls the kernel table chosen for the CPU.
 //
 //   binding.isas            kernel tables this CPU can run, fastest first ('avx512', ...)
+//   binding.builtIsas       every kernel table compiled in, in the same order
 //   binding.bf16            whether the CPU has AVX512_BF16
 //   binding.create(isa, threads[, parallelFrom, rowsParallelFrom]) -> { matmul, ..., adamw }
 //   binding.alloc(length) / binding.free(array) / binding.liveBytes()
@@ -728,18 +729,26 @@ napi_value Create(napi_env env, napi_callback_info info) {
   return object;
 }
 
+// A JavaScript array of the tables' names.
+napi_value IsaNames(napi_env env, const IsaKernels* const* tables, int count) {
+  napi_value names;
+  napi_create_array_with_length(env, count, &names);
+  for (int i = 0; i < count; i++) {
+    napi_value name;
+    napi_create_string_utf8(env, tables[i]->name, NAPI_AUTO_LENGTH, &name);
+    napi_set_element(env, names, i, name);
+  }
+  return names;
+}
+
 napi_value Init(napi_env env, napi_value exports) {
   // Once per process: a worker thread that loads the addon runs Init again.
   static std::once_flag detected;
   std::call_once(detected, [] { g_isa_count = available_isas(g_isas); });
-  napi_value isas;
-  napi_create_array_with_length(env, g_isa_count, &isas);
-  for (int i = 0; i < g_isa_count; i++) {
-    napi_value name;
-    napi_create_string_utf8(env, g_isas[i]->name, NAPI_AUTO_LENGTH, &name);
-    napi_set_element(env, isas, i, name);
-  }
-  napi_set_named_property(env, exports, "isas", isas);
+  napi_set_named_property(env, exports, "isas", IsaNames(env, g_isas, g_isa_count));
+  const IsaKernels* built[4];
+  int built_count = built_isas(built);
+  napi_set_named_property(env, exports, "builtIsas", IsaNames(env, built, built_count));
   napi_value bf16;
   napi_get_boolean(env, cpu_has_avx512_bf16(), &bf16);
   napi_set_named_property(env, exports, "bf16", bf16);

@@ -46,6 +46,8 @@ export interface NativeOps {
 export interface NativeBinding {
   /** Instruction sets this CPU runs, fastest first: 'avx512-bf16', 'avx512', 'avx2', 'baseline'. */
   readonly isas: readonly string[];
+  /** Every instruction set the addon was compiled with, in the same order, whether or not this CPU runs it. */
+  readonly builtIsas: readonly string[];
   /** Whether the CPU has AVX512_BF16. */
   readonly bf16: boolean;
   /** parallelFrom: m*n*k from which a matmul is split across threads; rowsParallelFrom: n*k

@@ -67,3 +67,30 @@ test('the same Rng state gives the same token', () => {
   assert.deepEqual(a, b);
   assert.ok(new Set(a).size > 1);
 });
+
+test('sampling the whole row (no top-k, top-p) draws and scores with the bits of the plain formula', () => {
+  const vocab = 1000;
+  const rng = new Rng(9);
+  const row = Float32Array.from({ length: vocab }, () => (rng.nextU32() / 2 ** 32 - 0.5) * 12);
+  for (const [T, scoreT] of [[1, 1], [0.7, 0.7], [0.7, 1]] as const) {
+    for (let draw = 0; draw < 50; draw++) {
+      const seed = 100 + draw;
+      const got = sampleToken(row, { temperature: T, topK: 0, topP: 1 }, new Rng(seed), scoreT);
+      // The formula, summed left to right in float64: softmax(row / T) for the draw and the
+      // sampling log-prob, log softmax(row / scoreT) for the log-prob.
+      const weightsAt = (t: number) => {
+        let max = -Infinity;
+        for (const x of row) max = Math.max(max, x / t);
+        const w = Array.from(row, (x) => Math.exp(x / t - max));
+        return { max, w, total: w.reduce((a, b) => a + b, 0) };
+      };
+      const sampling = weightsAt(T);
+      let u = new Rng(seed).next() * sampling.total;
+      const id = sampling.w.findIndex((w) => (u -= w) < 0);
+      const score = weightsAt(scoreT);
+      assert.equal(got.id, id);
+      assert.ok(Object.is(got.logprob, row[id]! / scoreT - (score.max + Math.log(score.total))), `T ${T}, score T ${scoreT}: logprob ${got.logprob}`);
+      assert.ok(Object.is(got.samplingLogprob, Math.log(sampling.w[id]! / sampling.total)));
+    }
+  }
+});

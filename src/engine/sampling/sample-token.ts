@@ -47,6 +47,42 @@ function argmax(logits: Float32Array): number {
   return best;
 }
 
+/** Reused by sampleWholeRow: one row's weights (a vocabulary of 151,936 is 1.2 MB a token). */
+let rowWeights = new Float64Array(0);
+
+/**
+ * Sampling from the whole row (no top-k or top-p): the same max, weights, sum and draw as the
+ * candidate-list path below, in the same order, so the same bits, without the list. When the
+ * score temperature is the sampling one, log sum exp is that pass's own max + log(total) (the
+ * same numbers logSumExp would add up again), so the row is exponentiated once, not twice.
+ */
+function sampleWholeRow(logits: Float32Array, T: number, rng: Rng, scoreTemperature: number): TokenChoice {
+  const V = logits.length;
+  if (rowWeights.length < V) rowWeights = new Float64Array(V);
+  const weights = rowWeights;
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) max = Math.max(max, (logits[i] as number) / T);
+  let total = 0;
+  for (let i = 0; i < V; i++) {
+    const w = Math.exp((logits[i] as number) / T - max);
+    weights[i] = w;
+    total += w;
+  }
+  let u = rng.next() * total;
+  // Fallback for rounding leaving u just above the sum: the last token with any weight.
+  let pick = V - 1;
+  while (pick > 0 && weights[pick] === 0) pick--;
+  for (let j = 0; j < V; j++) {
+    u -= weights[j] as number;
+    if (u < 0) {
+      pick = j;
+      break;
+    }
+  }
+  const logNormaliser = T === scoreTemperature ? max + Math.log(total) : logSumExp(logits, scoreTemperature);
+  return { id: pick, logprob: (logits[pick] as number) / scoreTemperature - logNormaliser, samplingLogprob: Math.log((weights[pick] as number) / total) };
+}
+
 export function sampleToken(logits: Float32Array, params: SamplingParams, rng: Rng, scoreTemperature = 1): TokenChoice {
   const V = logits.length;
   const modelLogprob = (id: number): number => (logits[id] as number) / scoreTemperature - logSumExp(logits, scoreTemperature);
@@ -55,13 +91,12 @@ export function sampleToken(logits: Float32Array, params: SamplingParams, rng: R
     return { id, logprob: modelLogprob(id), samplingLogprob: 0 };
   }
   const T = params.temperature;
-  let candidates: number[] = Array.from({ length: V }, (_, i) => i);
   const truncates = (params.topK > 0 && params.topK < V) || params.topP < 1;
-  if (truncates) {
-    // Most likely first; equal logits keep the lower id first.
-    candidates.sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b);
-    if (params.topK > 0 && params.topK < V) candidates = candidates.slice(0, params.topK);
-  }
+  if (!truncates) return sampleWholeRow(logits, T, rng, scoreTemperature);
+  // Most likely first; equal logits keep the lower id first.
+  let candidates: number[] = Array.from({ length: V }, (_, i) => i);
+  candidates.sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b);
+  if (params.topK > 0 && params.topK < V) candidates = candidates.slice(0, params.topK);
   let max = -Infinity;
   for (const i of candidates) max = Math.max(max, (logits[i] as number) / T);
   let weights = candidates.map((i) => Math.exp((logits[i] as number) / T - max));
