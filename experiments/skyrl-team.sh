@@ -33,16 +33,17 @@ trap cleanup EXIT
 wants() { [[ ",$ONLY," == *",$1,"* ]]; }
 since() { echo "$(( $(date +%s) - $1 )) s"; }
 
-# Starts "$@" in its own process group (so cleanup ends it with its children) at low priority.
-start_server() { local log=$1; shift; setsid nice -n 10 "$@" >"$log" 2>&1 & SERVER_PIDS+=($!); }
+# Starts "$@" in its own process group, so that cleanup ends it with its children.
+start_server() { local log=$1; shift; setsid "$@" >"$log" 2>&1 & SERVER_PIDS+=($!); }
 
-# train_through NAME URL: trains the warm-started base through the Tinker service at URL.
+# train_through NAME URL [--set ...]: trains the warm-started base through the Tinker service
+# at URL.
 train_through() {
-  local start; start=$(date +%s)
-  TINKER_API_KEY=${TINKER_API_KEY:-tml-troupe} "${CLI[@]}" train "$CONFIG" --run-dir "$OUT/$1" \
-    --set policy.kind=tinker --set "policy.tinker.base_url=$2" --set "model.path=$BASE" \
-    --set warm_start.enabled=false "${EXTRA_SET[@]}"
-  echo "$1: $(since "$start")"
+  local name=$1 url=$2 start; shift 2; start=$(date +%s)
+  TINKER_API_KEY=${TINKER_API_KEY:-tml-troupe} "${CLI[@]}" train "$CONFIG" --run-dir "$OUT/$name" \
+    --set policy.kind=tinker --set "policy.tinker.base_url=$url" --set "model.path=$BASE" \
+    --set warm_start.enabled=false "$@" "${EXTRA_SET[@]}"
+  echo "$name: $(since "$start")"
 }
 
 if wants embedded || [ ! -d "$BASE" ]; then
@@ -65,15 +66,18 @@ if wants skyrl; then
   mkdir -p "$OUT/skyrl-bin" && ln -sf "$PWD/scripts/skyrl-uv-shim.sh" "$OUT/skyrl-bin/uv"
   start=$(date +%s)
   # One XLA thread on the CPU. Fixed sampling and training batch sizes: JAX compiles a program
-  # per batch shape, and each compile costs minutes on a busy CPU.
-  OMP_NUM_THREADS=1 JAX_PLATFORMS=cpu XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
+  # per batch shape, and each compile costs minutes on a busy CPU; the compiled programs are
+  # kept on disk for the next start.
+  JAX_COMPILATION_CACHE_DIR="$(realpath "$OUT")/jax-cache" JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0 OMP_NUM_THREADS=1 JAX_PLATFORMS=cpu XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
     PATH="$(realpath "$OUT/skyrl-bin"):$PATH" SKYRL_PYTHON="$VENV/bin/python" \
     start_server "$OUT/skyrl.log" uv run -m skyrl.tinker.api --base-model "$BASE" --backend jax --port "$PORT" \
     --checkpoints-base "$(realpath "$OUT")/skyrl-checkpoints" --database-url "sqlite:///$(realpath "$OUT")/skyrl.db" \
     --backend-config '{"max_lora_adapters": 8, "max_lora_rank": 8, "sample_max_num_sequences": 32, "train_micro_batch_size": 32}'
   wait_for_server "http://127.0.0.1:$PORT/api/v1/healthz" "${SERVER_PIDS[-1]}" "$OUT/skyrl.log" 3000
   echo "SkyRL tx up in $(since "$start")"
-  train_through skyrl "http://127.0.0.1:$PORT"
+  # At most 8 sampling requests at once: more exhaust the connections of SkyRL tx's SQLite
+  # database, and it then answers 500 to every request.
+  train_through skyrl "http://127.0.0.1:$PORT" --set policy.tinker.concurrency=8
 fi
 
 # One line per run: held-out success before the first step and after the last, 95% intervals.
