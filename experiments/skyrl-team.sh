@@ -75,9 +75,9 @@ if wants skyrl; then
     --backend-config '{"max_lora_adapters": 8, "max_lora_rank": 8, "sample_max_num_sequences": 32, "train_micro_batch_size": 32}'
   wait_for_server "http://127.0.0.1:$PORT/api/v1/healthz" "${SERVER_PIDS[-1]}" "$OUT/skyrl.log" 3000
   echo "SkyRL tx up in $(since "$start")"
-  # At most 8 sampling requests at once: more exhaust the connections of SkyRL tx's SQLite
-  # database, and it then answers 500 to every request.
-  train_through skyrl "http://127.0.0.1:$PORT" --set policy.tinker.concurrency=8
+  # At most 14 sampling requests at once: an evaluation's 400 at once exhausted the 15
+  # connections of SkyRL tx's SQLite database, and it then answered 500 to every request.
+  train_through skyrl "http://127.0.0.1:$PORT" --set policy.tinker.concurrency=14
 fi
 
 # One line per run: held-out success before the first step and after the last, 95% intervals.

@@ -26,7 +26,7 @@ export const tinkerSection = z.strictObject({
   max_retries: z.number().int().min(0).default(5),
   /**
    * Most sampling requests in flight at once (a rollout or an evaluation asks for one per
-   * prompt). SkyRL tx on its default SQLite database needs 8 or fewer (docs/distributed.md).
+   * prompt). SkyRL tx on its default SQLite database needs fewer than 15 (docs/distributed.md).
    */
   concurrency: z.number().int().min(1).default(64),
 });
