@@ -65,14 +65,15 @@ if wants skyrl; then
   # SkyRL tx starts its engine with `uv run`; the check's shim stands in for it (no uv needed).
   mkdir -p "$OUT/skyrl-bin" && ln -sf "$PWD/scripts/skyrl-uv-shim.sh" "$OUT/skyrl-bin/uv"
   start=$(date +%s)
-  # One XLA thread on the CPU. Fixed sampling and training batch sizes: JAX compiles a program
-  # per batch shape, and each compile costs minutes on a busy CPU; the compiled programs are
-  # kept on disk for the next start.
+  # One XLA thread on the CPU. Fixed sampling and training batch shapes: JAX compiles a program
+  # per shape, and each compile costs minutes on a busy CPU; the compiled programs are kept on
+  # disk for the next start. Micro-batches of one sequence: a batch cut into micro-batches of 32
+  # ends in a smaller one whose size changes from step to step, and each size compiled anew.
   JAX_COMPILATION_CACHE_DIR="$(realpath "$OUT")/jax-cache" JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0 OMP_NUM_THREADS=1 JAX_PLATFORMS=cpu XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
     PATH="$(realpath "$OUT/skyrl-bin"):$PATH" SKYRL_PYTHON="$VENV/bin/python" \
     start_server "$OUT/skyrl.log" uv run -m skyrl.tinker.api --base-model "$BASE" --backend jax --port "$PORT" \
     --checkpoints-base "$(realpath "$OUT")/skyrl-checkpoints" --database-url "sqlite:///$(realpath "$OUT")/skyrl.db" \
-    --backend-config '{"max_lora_adapters": 8, "max_lora_rank": 8, "sample_max_num_sequences": 32, "train_micro_batch_size": 32}'
+    --backend-config '{"max_lora_adapters": 8, "max_lora_rank": 8, "sample_max_num_sequences": 32, "train_micro_batch_size": 1}'
   wait_for_server "http://127.0.0.1:$PORT/api/v1/healthz" "${SERVER_PIDS[-1]}" "$OUT/skyrl.log" 3000
   echo "SkyRL tx up in $(since "$start")"
   # At most 14 sampling requests at once: an evaluation's 400 at once exhausted the 15
