@@ -24,6 +24,11 @@ export const tinkerSection = z.strictObject({
   rank: z.number().int().min(1).optional(),
   /** Retries of one HTTP request on 408/429/5xx/connection errors, with exponential backoff. */
   max_retries: z.number().int().min(0).default(5),
+  /**
+   * Most sampling requests in flight at once (a rollout or an evaluation asks for one per
+   * prompt). SkyRL tx on its default SQLite database needs fewer than 15 (docs/distributed.md).
+   */
+  concurrency: z.number().int().min(1).default(64),
 });
 
 export type TinkerSection = z.output<typeof tinkerSection>;

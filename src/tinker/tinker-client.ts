@@ -13,6 +13,7 @@
  * them in that order), so several may be in flight at once (pipelining).
  */
 import { TroupeError } from '../util/errors.js';
+import { RequestLimit } from './request-limit.js';
 import { parseTinkerPath } from './tinker-path.js';
 import { TinkerUnreachableError } from './tinker-unreachable-error.js';
 import { decodeForwardBackwardOutput, decodeSampleResponse, encodeForwardBackwardRequest } from './tinker-proto.js';
@@ -36,6 +37,8 @@ export interface TinkerClientOptions {
   readonly maxRetries?: number;
   /** First backoff delay (doubles per retry). Default 250 ms. */
   readonly backoffMs?: number;
+  /** Most `asample` requests in flight at once, over all samplers of this client. Default 64. */
+  readonly sampleConcurrency?: number;
 }
 
 type ResultKind = 'json' | 'forward_backward' | 'sample';
@@ -49,9 +52,12 @@ export class TinkerClient {
   private modelCounter = 0;
   private samplerCounter = 0;
   private heartbeat?: NodeJS.Timeout;
+  /** Shared by every sampler of this client (request-limit.ts says why). */
+  readonly sampleLimit: RequestLimit;
 
   private constructor(options: TinkerClientOptions, sessionId: string) {
     this.options = options;
+    this.sampleLimit = new RequestLimit(options.sampleConcurrency ?? 64);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.sessionId = sessionId;
   }
@@ -247,7 +253,10 @@ export class TinkerSampler {
   ) {}
 
   async sample(request: Omit<SampleRequest, 'sampling_session_id' | 'seq_id'>): Promise<SampleResponse> {
-    const id = await this.client.submit('/asample', { ...request, sampling_session_id: this.samplingSessionId, seq_id: this.seq++ });
-    return (await this.client.result(id, 'sample')) as SampleResponse;
+    // seq_id is taken when the request goes out, so the ids still go out in order.
+    return this.client.sampleLimit.run(async () => {
+      const id = await this.client.submit('/asample', { ...request, sampling_session_id: this.samplingSessionId, seq_id: this.seq++ });
+      return (await this.client.result(id, 'sample')) as SampleResponse;
+    });
   }
 }

@@ -41,7 +41,7 @@ export function tinkerBaseModel(config: ResolvedConfig): string {
 
 export function connectTinker(config: ResolvedConfig): Promise<TinkerClient> {
   const section = config.policy.tinker!;
-  return TinkerClient.connect({ baseUrl: section.base_url, apiKey: tinkerApiKey(), maxRetries: section.max_retries });
+  return TinkerClient.connect({ baseUrl: section.base_url, apiKey: tinkerApiKey(), maxRetries: section.max_retries, sampleConcurrency: section.concurrency });
 }
 
 /**
