@@ -8,7 +8,8 @@
  *   await model.optimStep({ ...DEFAULT_ADAM, learning_rate: 1e-4 });
  *
  * Errors: 408 / 429 / 5xx and refused connections are retried (exponential backoff, up to
- * `maxRetries`); other 4xx and failed futures throw a TroupeError('policy') with the
+ * `maxRetries`), except a 408 from retrieve_future, which means the op is still running and
+ * is polled again without limit; other 4xx and failed futures throw a TroupeError('policy') with the
  * server's message. Training ops of one model carry consecutive seq_ids (the server runs
  * them in that order), so several may be in flight at once (pipelining).
  */
@@ -121,7 +122,11 @@ export class TinkerClient {
     for (;;) {
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
       if (kind !== 'json') headers.Accept = PROTOBUF_CONTENT_TYPE;
-      const raw = await this.fetchWithRetries('/retrieve_future', { method: 'POST', headers, body: JSON.stringify({ request_id: requestId }) });
+      // A 408 here is the service's long poll running out while the op still runs (SkyRL tx
+      // answers it after 300 s, e.g. during a first JAX compile): poll again, as for try_again,
+      // without spending the retries meant for failures.
+      const raw = await this.fetchWithRetries('/retrieve_future', { method: 'POST', headers, body: JSON.stringify({ request_id: requestId }) }, { pendingOn408: true });
+      if (raw === undefined) continue;
       if (raw.contentType.includes(PROTOBUF_CONTENT_TYPE)) return kind === 'sample' ? decodeSampleResponse(raw.body) : decodeForwardBackwardOutput(raw.body);
       const json = JSON.parse(new TextDecoder().decode(raw.body)) as Record<string, unknown>;
       if (json.type === 'try_again') continue;
@@ -140,8 +145,9 @@ export class TinkerClient {
   }
 
   private async fetchWithRetries(route: string, init: RequestInit): Promise<{ body: Uint8Array; contentType: string }>;
-  private async fetchWithRetries(route: string, init: RequestInit, options: { missingOk: true }): Promise<{ body: Uint8Array; contentType: string } | undefined>;
-  private async fetchWithRetries(route: string, init: RequestInit, options: { missingOk?: boolean } = {}): Promise<{ body: Uint8Array; contentType: string } | undefined> {
+  private async fetchWithRetries(route: string, init: RequestInit, options: { missingOk?: boolean; pendingOn408?: boolean }): Promise<{ body: Uint8Array; contentType: string } | undefined>;
+  /** undefined: a 404 under missingOk, or a 408 under pendingOn408 (the op is still running). */
+  private async fetchWithRetries(route: string, init: RequestInit, options: { missingOk?: boolean; pendingOn408?: boolean } = {}): Promise<{ body: Uint8Array; contentType: string } | undefined> {
     const url = `${this.baseUrl}${API_PREFIX}${route}`;
     const maxRetries = this.options.maxRetries ?? 5;
     const headers = { ...(init.headers as Record<string, string>), 'X-API-Key': this.options.apiKey ?? 'tml-troupe' };
@@ -158,6 +164,7 @@ export class TinkerClient {
       const body = new Uint8Array(await response.arrayBuffer());
       if (response.ok) return { body, contentType: response.headers.get('content-type') ?? '' };
       if (response.status === 404 && options.missingOk) return undefined;
+      if (response.status === 408 && options.pendingOn408) return undefined;
       const text = new TextDecoder().decode(body);
       let message = text;
       try {
