@@ -29,7 +29,7 @@ export type {
   TurnOrder,
 } from './envs/types.js';
 export { defineTask, type TaskSpec, type TeamSpec } from './envs/define-task.js';
-export type { AnyTaskDefinition } from './envs/registry.js';
+export type { AnyTaskDefinition } from './envs/task-catalog.js';
 export type { OptionValue } from './envs/options-from-defaults.js';
 export { Rng } from './util/rng.js';
 export { z } from 'zod';

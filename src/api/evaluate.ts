@@ -3,7 +3,7 @@
  * `troupe eval` measures it, for a run folder or a config.
  */
 import { runEval } from './run-eval.js';
-import type { AnyTaskDefinition } from '../envs/registry.js';
+import type { AnyTaskDefinition } from '../envs/task-catalog.js';
 import type { EvalResult } from '../train/evaluate.js';
 import { TroupeError } from '../util/errors.js';
 import type { TroupeConfig } from '../config/troupe-config.js';
