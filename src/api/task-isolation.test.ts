@@ -41,7 +41,7 @@ test('rollout and evaluate: two concurrent calls with different tasks of one nam
   assert.deepEqual([won.summary.successRate, lost.summary.successRate], [1, 0]);
   assert.deepEqual([[...new Set(won.samples.map((s) => s.role))], [...new Set(lost.samples.map((s) => s.role))]], [['WIN'], ['LOSE']]);
   const [a, b] = await Promise.all([evaluate({ config: scripted, tasks: [always], count: 4 }), evaluate({ config: scripted, tasks: [never], count: 4 })]);
-  assert.deepEqual([a.success_rate, b.success_rate], [1, 0]);
+  assert.deepEqual([a.successRate, b.successRate], [1, 0]);
 });
 
 test('train: two concurrent runs with different tasks of one name each train and score their own', async () => {
@@ -60,5 +60,5 @@ test('train: two concurrent runs with different tasks of one name each train and
   ]);
   assert.deepEqual([won.finalEval?.success_rate, lost.finalEval?.success_rate], [1, 0]);
   const [a, b] = await Promise.all([evaluate({ run: join(dir, 'always'), tasks: [always], count: 4 }), evaluate({ run: join(dir, 'never'), tasks: [never], count: 4 })]);
-  assert.deepEqual([a.success_rate, b.success_rate], [1, 0]);
+  assert.deepEqual([a.successRate, b.successRate], [1, 0]);
 });
