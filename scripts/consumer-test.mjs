@@ -3,7 +3,9 @@
 // API (strict, skipLibCheck false), trains it through the API and through the CLI with
 // tasks.module, and checks that held-out success rises over the warm-started base; a misspelt
 // key in a defineConfig object must fail tsc, and train() aborted by an AbortSignal must resolve
-// with the process still running. Then the
+// with the process still running; a host program serves createHandler's fetch while train()
+// runs (each request answered within a step) and plays another task of the same name in a
+// second call at the same time. Then the
 // same with TROUPE_NO_NATIVE=1 (the WebAssembly fallback). .ci/run calls it after the tests.
 //
 //   node scripts/consumer-test.mjs            # both installs (native, then WASM)
@@ -60,7 +62,7 @@ const tsconfig = {
     typeRoots: [join(root, 'node_modules', '@types')],
     outDir: '.',
   },
-  files: ['relay.ts', 'train-relay.ts', 'all-exports.ts', 'abort-relay.ts'],
+  files: ['relay.ts', 'train-relay.ts', 'all-exports.ts', 'abort-relay.ts', 'host-relay.ts'],
 };
 
 // A config object checked at compile time: a misspelt key must fail tsc with this message.
@@ -83,6 +85,77 @@ const run = await train({ config, tasks: [relay], runDir: 'runs/relay-abort', pr
 setTimeout(() => console.log(JSON.stringify({ interrupted: run.interrupted, lastStep: run.lastStep, steps, alive: true })), 10);
 `;
 
+// A host program: it mounts createHandler (over the aborted run) on its own node:http server
+// and, while train() runs, a client process asks GET /v1/models again and again; each answer
+// says how many steps were done (x-steps-done). At the same time a second call plays another
+// task that is also called 'relay' (one role, ECHO): each call must play its own task.
+const HOST = `import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHandler, defineConfig, defineTask, rollout, train, type Env, type ParseResult } from 'troupe';
+import relay from './relay.js';
+
+class EchoEnv implements Env {
+  said = '';
+  constructor(readonly taskId: string) {}
+  get done(): boolean { return this.said !== ''; }
+  get success(): boolean { return this.said === '1'; }
+  clone(): this { return Object.assign(new EchoEnv(this.taskId), { said: this.said }) as this; }
+}
+const otherRelay = defineTask({
+  name: 'relay',
+  maxTurns: 1,
+  source: () => ({ make: (i, split) => new EchoEnv('echo/' + split + '/' + i) }),
+  team: () => ({
+    roles: [{ name: 'ECHO', prompt: () => 'E1\\nA:', parse: (t: string) => ({ ok: true as const, action: t.slice(0, 1) }), step: (env: EchoEnv, a: ParseResult<string>) => ((env.said = a.ok ? a.action : '?'), { local: 0 }) }],
+    globalReward: (env: EchoEnv) => (env.success ? 1 : 0),
+  }),
+  scripted: () => '1',
+});
+
+const stepEnds: number[] = [];
+const handler = await createHandler({ model: 'runs/relay-abort' });
+const server = createServer(async (req, res) => {
+  const response = await handler.fetch(new Request('http://local' + (req.url ?? '/'), { method: req.method ?? 'GET' }));
+  res.writeHead(response.status, { 'content-type': 'application/json', 'x-steps-done': String(stepEnds.length) });
+  res.end(await response.text());
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const url = 'http://127.0.0.1:' + (server.address() as AddressInfo).port + '/v1/models';
+const client = spawn(process.execPath, ['-e', 'for (;;) { const sent = Date.now(); const r = await fetch(' + JSON.stringify(url) + '); const body = await r.json(); console.log(JSON.stringify({ sent, status: r.status, done: Number(r.headers.get("x-steps-done")), models: body.data.length })); }', '--input-type=module'], { stdio: ['ignore', 'pipe', 'ignore'] });
+const answers: Array<{ sent: number; status: number; done: number; models: number }> = [];
+let buffered = '';
+client.stdout.setEncoding('utf8');
+client.stdout.on('data', (text: string) => {
+  const lines = (buffered + text).split('\\n');
+  buffered = lines.pop()!;
+  for (const line of lines) answers.push(JSON.parse(line));
+});
+// A new process can take a while to start on a busy machine: train once it is answered.
+while (answers.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+const before = answers.length;
+
+const config = defineConfig({ seed: 2, tasks: { name: 'relay' }, team: { format: 'compact' }, rollout: { k: 4, tasks: 4, max_tokens: 2 }, policy: { kind: 'embedded' }, model: { hidden: 16, layers: 1, heads: 2, intermediate: 32, context: 32 }, warm_start: { enabled: false }, train: { steps: 12, eval_every: 0, eval_tasks: 4, checkpoint_every: 0 } });
+const [trained, other] = await Promise.all([
+  train({ config, tasks: [relay], runDir: 'runs/relay-host', progress: false, onStep: () => void stepEnds.push(Date.now()) }),
+  rollout({ config: { policy: { kind: 'scripted', skill: 1 } }, tasks: [otherRelay], count: 4 }),
+]);
+client.kill();
+server.close();
+await handler.close();
+const during = answers.slice(before).filter((a) => a.done < stepEnds.length);
+const late = during.filter((a) => a.done - stepEnds.filter((t) => t <= a.sent).length > 1);
+console.log(JSON.stringify({
+  steps: stepEnds.length,
+  lastStep: trained.lastStep,
+  during: during.length,
+  late: late.length,
+  allOk: during.every((a) => a.status === 200 && a.models >= 1),
+  otherRoles: [...new Set(other.samples.map((s) => s.role))],
+  otherSuccess: other.summary.successRate,
+}));
+`;
+
 function project(name, env) {
   const app = join(work, name);
   execFileSync('mkdir', ['-p', app]);
@@ -93,6 +166,7 @@ function project(name, env) {
   for (const file of ['relay.ts', 'relay.yaml', 'train-relay.ts']) copyFileSync(join(root, 'examples', 'relay', file), join(app, file));
   writeFileSync(join(app, 'all-exports.ts'), "import * as troupe from 'troupe';\nexport const names: string[] = Object.keys(troupe);\n");
   writeFileSync(join(app, 'abort-relay.ts'), ABORT);
+  writeFileSync(join(app, 'host-relay.ts'), HOST);
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   run(`${name}: tsc (strict, skipLibCheck false)`, process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app });
   check(true, `${name}: the task, a defineConfig config and import * as troupe type-check under strict with skipLibCheck false`);
@@ -116,6 +190,11 @@ function trainBoth(app, name, env) {
   const aborted = run(`${name}: train() aborted by an AbortSignal`, process.execPath, ['abort-relay.js'], { cwd: app, env });
   const after = JSON.parse(aborted.out.trim().split('\n').at(-1));
   check(after.alive && after.interrupted && after.lastStep === 1 && after.steps.join() === '0,1', `${name}: an aborted train() resolves after its step (interrupted ${after.interrupted}, last step ${after.lastStep}, steps ${after.steps}) and the process goes on`);
+
+  const hosted = run(`${name}: a host serving createHandler while train() runs`, process.execPath, ['host-relay.js'], { cwd: app, env });
+  const host = JSON.parse(hosted.out.trim().split('\n').at(-1));
+  check(host.steps === 12 && host.during >= 4 && host.late === 0 && host.allOk, `${name}: the host's server answered ${host.during} GET /v1/models during the ${host.steps} steps, ${host.late} later than the step after it arrived`);
+  check(host.otherRoles.join() === 'ECHO' && host.otherSuccess === 1, `${name}: a second call with another task named 'relay' played its own (roles ${host.otherRoles}, success ${host.otherSuccess}) while the first trained relay`);
 
   const api = run(`${name}: train + evaluate through the API`, process.execPath, ['train-relay.js'], { cwd: app, env });
   const scores = JSON.parse(api.out.trim().split('\n').at(-1));

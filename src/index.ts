@@ -29,7 +29,7 @@ export type {
   TurnOrder,
 } from './envs/types.js';
 export { defineTask, type TaskSpec, type TeamSpec } from './envs/define-task.js';
-export type { AnyTaskDefinition } from './envs/registry.js';
+export type { AnyTaskDefinition } from './envs/task-catalog.js';
 export type { OptionValue } from './envs/options-from-defaults.js';
 export { Rng } from './util/rng.js';
 export { z } from 'zod';
@@ -41,7 +41,7 @@ export type { ResolvedConfig } from './config/resolve-config.js';
 
 // The verbs, each taking one options object.
 export { train, type CheckpointEvent, type TrainOptions, type TrainResult } from './api/train.js';
-export { evaluate, type EvaluateOptions, type EvaluateResult, type EvalResult } from './api/evaluate.js';
+export { evaluate, type EvaluateOptions, type EvaluateResult } from './api/evaluate.js';
 export { rollout, type RolloutOptions, type RolloutResult } from './api/rollout.js';
 export { serve, type ListenOptions, type ServeOptions, type RunningServer } from './api/serve.js';
 export { createHandler, type TroupeHandler } from './api/create-handler.js';

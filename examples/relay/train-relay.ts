@@ -19,4 +19,4 @@ const run = await train({
   },
 });
 const score = await evaluate({ run: run.runDir, tasks: [relay] });
-console.log(JSON.stringify({ base, final: score.success_rate, ci: [score.ci_low, score.ci_high], n: score.n }));
+console.log(JSON.stringify({ base, final: score.successRate, ci: [score.ciLow, score.ciHigh], n: score.n }));

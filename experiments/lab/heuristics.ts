@@ -1,9 +1,9 @@
 // npx tsx experiments/lab/heuristics.ts — ceilings of simple local policies on Plan-Path
-import { getTask } from '../../src/envs/registry.js';
+import { builtInTask } from '../../src/envs/task-catalog.js';
 import { neighbor, rowOf, colOf } from '../../src/envs/grid/grid-shape.js';
 import { Rng } from '../../src/util/rng.js';
 const size = Number(process.argv[2] ?? 10);
-const task = getTask('plan-path');
+const task = builtInTask('plan-path');
 const opts = task.optionsSchema.parse({ size, wall_fraction: 0.22 });
 const source = task.createSource(opts, 1) as any;
 const N = 1000;

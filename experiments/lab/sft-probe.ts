@@ -4,7 +4,7 @@ import { getKernels } from '../../src/engine/kernels/get-kernels.js';
 import { LlamaModel } from '../../src/engine/model/llama-model.js';
 import { llamaConfig } from '../../src/engine/model/llama-config.js';
 import { CharTokenizer } from '../../src/engine/tokenizer/char-tokenizer.js';
-import { getTask } from '../../src/envs/registry.js';
+import { builtInTask } from '../../src/envs/task-catalog.js';
 import { EmbeddedPolicy } from '../../src/policy/embedded-policy.js';
 import { collectDemonstrations } from '../../src/train/demonstrations.js';
 import { Learner } from '../../src/train/learner.js';
@@ -19,7 +19,7 @@ const a = { size: 10, walls: 0.22, maxMoves: 20, turns: 4, skill: 1, episodes: 1
 console.log(JSON.stringify(a));
 const t0 = performance.now();
 const sec = () => ((performance.now() - t0) / 1000).toFixed(1);
-const task = getTask('plan-path');
+const task = builtInTask('plan-path');
 const opts = task.optionsSchema.parse({ size: a.size, wall_fraction: a.walls, max_moves: a.maxMoves });
 const presenter = { ...planPathPresenter, status(env: any, format: any) {
   const t = env.task; const pr = rowOf(t.shape, env.pos) + 1, pc = colOf(t.shape, env.pos) + 1, gr = rowOf(t.shape, t.goal) + 1, gc = colOf(t.shape, t.goal) + 1;

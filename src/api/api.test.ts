@@ -58,7 +58,7 @@ test('train, evaluate and rollout take a task from code and a config object', as
   assert.equal(run.lastStep, 1);
   assert.equal(run.finalEval?.n, 8);
   const score = await evaluate({ run: runDir, tasks: [pick], count: 8 });
-  assert.deepEqual([score.n, score.success_rate], [8, run.finalEval!.success_rate], 'the run scores the same as its last eval');
+  assert.deepEqual([score.n, score.successRate], [8, run.finalEval!.success_rate], 'the run scores the same as its last eval');
   const played = await rollout({ config: { policy: { kind: 'scripted', skill: 1 } }, tasks: [pick], count: 3 });
   assert.equal(played.summary.successRate, 1);
   assert.deepEqual([...new Set(played.samples.map((s) => s.role))], ['PICK']);

@@ -4,13 +4,43 @@
  * into one row per base, and optionally one self-contained HTML page of their curves.
  */
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
-import { compareRows, markdownTable, type CompareRow, type SeedResult } from '../train/compare/compare-table.js';
+import { compareRows, markdownTable, type CompareRow as TableRow } from '../train/compare/compare-table.js';
 import { readRun } from '../train/compare/read-run.js';
 import { renderCompare } from '../train/compare/render-compare.js';
 import { groupBySeed } from '../train/compare/seed-groups.js';
 import { TroupeError } from '../util/errors.js';
 
-export type { CompareRow, SeedResult };
+/** One run's final held-out success (camelCase; metrics.jsonl has it as `success_rate`, `ci_low`, ...). */
+export interface SeedResult {
+  /** The run folder's name. */
+  readonly run: string;
+  /** N of a `<base>-seedN` folder. */
+  readonly seed?: number;
+  readonly successRate: number;
+  /** 95% Wilson score interval of the success rate. */
+  readonly ciLow: number;
+  readonly ciHigh: number;
+  readonly n: number;
+  /** The RL step after which it was measured; -1 is the policy before any RL update. */
+  readonly step: number;
+}
+
+/** One row of the table: a lone run, or the runs `<base>-seed1`, `<base>-seed2`, ... folded together. */
+export interface CompareRow {
+  /** The group's base name, or a lone run's folder name. */
+  readonly name: string;
+  /** Mean success over the members (a lone run: its own). */
+  readonly meanSuccess: number;
+  readonly members: readonly SeedResult[];
+}
+
+function camelCased(row: TableRow): CompareRow {
+  return {
+    name: row.name,
+    meanSuccess: row.mean_success,
+    members: row.members.map((m) => ({ run: m.run, ...(m.seed === undefined ? {} : { seed: m.seed }), successRate: m.success_rate, ciLow: m.ci_low, ciHigh: m.ci_high, n: m.n, step: m.step })),
+  };
+}
 
 export interface CompareOptions {
   /** Run folders (runs/<name>), in the order the table and legends list them. */
@@ -53,5 +83,5 @@ export async function compare(options: CompareOptions): Promise<CompareResult> {
   const rows = compareRows(groups);
   const html = renderCompare({ title: options.title ?? 'Runs compared', groups, rows });
   if (options.out !== undefined) writeFileAtomic(options.out, html);
-  return { rows, markdown: markdownTable(rows), html, warnings: runs.flatMap((r) => r.warnings) };
+  return { rows: rows.map(camelCased), markdown: markdownTable(rows), html, warnings: runs.flatMap((r) => r.warnings) };
 }

@@ -3,12 +3,10 @@
  * `troupe eval` measures it, for a run folder or a config.
  */
 import { runEval } from './run-eval.js';
-import type { AnyTaskDefinition } from '../envs/registry.js';
+import type { AnyTaskDefinition } from '../envs/task-catalog.js';
 import type { EvalResult } from '../train/evaluate.js';
 import { TroupeError } from '../util/errors.js';
 import type { TroupeConfig } from '../config/troupe-config.js';
-
-export type { EvalResult };
 
 export interface EvaluateOptions {
   /** A run folder: its saved config and newest checkpoint. */
@@ -23,8 +21,47 @@ export interface EvaluateOptions {
   readonly count?: number;
 }
 
-/** What `evaluate` returns: the scores plus where the weights came from and the run's name. */
-export type EvaluateResult = EvalResult & { readonly source: string; readonly name: string };
+/**
+ * What `evaluate` returns: the scores plus where the weights came from and the run's name.
+ * camelCase like every API result; `troupe eval --json` and metrics.jsonl write the same
+ * numbers in snake_case (`success_rate`, `ci_low`, ...).
+ */
+export interface EvaluateResult {
+  readonly successRate: number;
+  /** 95% Wilson score interval of the success rate. */
+  readonly ciLow: number;
+  readonly ciHigh: number;
+  /** Held-out tasks played, one episode each. */
+  readonly n: number;
+  readonly meanTurns: number;
+  /** Per role: mean reward (and its local and global parts) over the actions the episodes took. */
+  readonly roles: Readonly<Record<string, { readonly reward: number; readonly local: number; readonly global: number }>>;
+  readonly parseFailures: number;
+  /** Completions the policy failed to generate (server down, timeout, ...). */
+  readonly generationErrors: number;
+  /** The first generation error's reason, so a broken backend is obvious. */
+  readonly firstError?: string;
+  /** Where the weights came from (a checkpoint folder, a model, a served endpoint). */
+  readonly source: string;
+  /** The run's name. */
+  readonly name: string;
+}
+
+function camelCased(result: EvalResult & { readonly source: string; readonly name: string }): EvaluateResult {
+  return {
+    successRate: result.success_rate,
+    ciLow: result.ci_low,
+    ciHigh: result.ci_high,
+    n: result.n,
+    meanTurns: result.mean_turns,
+    roles: result.roles,
+    parseFailures: result.parse_failures,
+    generationErrors: result.generation_errors,
+    ...(result.first_error === undefined ? {} : { firstError: result.first_error }),
+    source: result.source,
+    name: result.name,
+  };
+}
 
 /**
  * Scores a team on held-out tasks: success rate with a 95% Wilson interval, mean turns,
@@ -34,17 +71,18 @@ export type EvaluateResult = EvalResult & { readonly source: string; readonly na
  * ```ts
  * import { evaluate } from 'troupe';
  * const score = await evaluate({ run: 'runs/guess', tasks: [guess] });
- * console.log(score.success_rate, score.ci_low, score.ci_high, score.n);
+ * console.log(score.successRate, score.ciLow, score.ciHigh, score.n);
  * ```
  */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   if ((options.run === undefined) === (options.config === undefined)) {
     throw new TroupeError('input', 'evaluate: give exactly one of run (a run folder) or config (a config file or object)');
   }
-  return runEval({
+  const result = await runEval({
     target: options.run ?? options.config!,
     ...(options.tasks === undefined ? {} : { definitions: options.tasks }),
     ...(options.set === undefined ? {} : { set: options.set }),
     ...(options.count === undefined ? {} : { tasks: options.count }),
   });
+  return camelCased(result);
 }

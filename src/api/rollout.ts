@@ -3,7 +3,7 @@
  * return every sample (prompt, completion, rewards, advantage).
  */
 import { runRollout, type RolloutRunResult } from './run-rollout.js';
-import type { AnyTaskDefinition } from '../envs/registry.js';
+import type { AnyTaskDefinition } from '../envs/task-catalog.js';
 import type { TroupeConfig } from '../config/troupe-config.js';
 
 export interface RolloutOptions {

@@ -12,7 +12,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfig } from '../config/read-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
-import { getTask, type AnyTaskDefinition } from '../envs/registry.js';
+import type { AnyTaskDefinition } from '../envs/task-catalog.js';
+import { taskOf } from '../config/task-of-config.js';
 import { evaluate, type EvalResult } from '../train/evaluate.js';
 import { playingPolicies } from '../train/playing-policies.js';
 import { watchPolicies } from '../train/progress/eval-progress.js';
@@ -39,7 +40,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalResult & { s
     throw new TroupeError('input', `${target} is a folder without config.yaml; give a run folder (runs/<name>) or a config file`);
   }
   const config = await readConfig({ config: configPath, set: options.set ?? [], tasks: options.definitions ?? [] });
-  const task = getTask(config.tasks.name);
+  const task = taskOf(config);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
   const players = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? (target as string) : undefined);
   const { source, dispose } = players;

@@ -13,7 +13,8 @@ import { readConfig } from '../config/read-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
-import { getTask, type AnyTaskDefinition } from '../envs/registry.js';
+import type { AnyTaskDefinition } from '../envs/task-catalog.js';
+import { taskOf } from '../config/task-of-config.js';
 import { rollout } from '../rollout/rollout.js';
 import { sampleToJson } from '../rollout/sample-json.js';
 import type { EpisodeStats, Sample } from '../rollout/types.js';
@@ -55,7 +56,7 @@ export async function runRollout(options: RolloutRunOptions): Promise<RolloutRun
   if (!Number.isInteger(count) || count < 1) {
     throw new TroupeError('input', `--tasks: expected a whole number >= 1, got ${String(options.tasks)}`);
   }
-  const task = getTask(config.tasks.name);
+  const task = taskOf(config);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
   const players = await playingPolicies(config, task, team.roles.map((r) => r.name));
   const { samples, episodes } = await rollout({

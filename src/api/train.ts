@@ -2,7 +2,7 @@
  * `train`: one training run, from a config (file or object) and the user's tasks to a run
  * folder, as `troupe train` does it.
  */
-import type { AnyTaskDefinition } from '../envs/registry.js';
+import type { AnyTaskDefinition } from '../envs/task-catalog.js';
 import type { ProgressStream } from '../train/progress/progress-display.js';
 import type { ConfigOverrides, TroupeConfig } from '../config/troupe-config.js';
 import type { EvalRecord, TrainRecord } from '../train/metrics/types.js';

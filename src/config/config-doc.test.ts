@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { getTask, taskNames } from '../envs/registry.js';
+import { builtInTask, builtInTaskNames } from '../envs/task-catalog.js';
 import { configSchema, sections } from './config-schema.js';
 import { allowedKeys } from './format-issues.js';
 import { resolveConfig } from './resolve-config.js';
@@ -45,8 +45,8 @@ test('docs/config.md documents every config key with its real default', () => {
 
 test('docs/config.md documents every registered task option with its real default', () => {
   const all = rows();
-  for (const name of taskNames()) {
-    const task = getTask(name);
+  for (const name of builtInTaskNames()) {
+    const task = builtInTask(name);
     const table = all.get(name);
     assert.ok(table, `docs/config.md lacks a "### ${name}" table`);
     const defaults = task.optionsSchema.parse({}) as Record<string, unknown>;

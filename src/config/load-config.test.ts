@@ -83,7 +83,7 @@ test('an unknown key is an error naming its path and the keys allowed there', ()
 test('the task options are validated by the task schema, with tasks.* paths', () => {
   assert.match(configError(() => resolveConfig({ tasks: { name: 'toy', max_target: 1 } })), /tasks\.max_target: expected number >= 2, got 1/);
   assert.match(configError(() => resolveConfig({ tasks: { name: 'toy', size: 3 } })), /tasks\.size: unknown key/);
-  assert.match(configError(() => resolveConfig({ tasks: { name: 'chess' } })), /tasks\.name: unknown task "chess"; registered tasks: .*toy/);
+  assert.match(configError(() => resolveConfig({ tasks: { name: 'chess' } })), /tasks\.name: unknown task "chess"; known tasks: .*toy/);
   assert.match(configError(() => resolveConfig({ team: {} })), /tasks: missing/);
 });
 

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { testDir } from '../util/test-dir.test-helper.js';
 import { rejection } from './config-error.test-helper.js';
+import { defineTask } from '../envs/define-task.js';
 import { readConfig } from './read-config.js';
+import { taskOf } from './task-of-config.js';
 
 const dir = testDir('troupe-read-config-');
 const defineTaskUrl = pathToFileURL(join(import.meta.dirname, '..', 'envs', 'define-task.js')).href;
@@ -68,5 +70,27 @@ test('tasks given in code: a config object without a tasks section plays the one
   const config = await readConfig({ config: { train: { steps: 2 } }, tasks: [task] });
   assert.equal(config.tasks.name, 'module-three');
   assert.equal(config.train.steps, 2);
-  assert.match(await configError(() => readConfig({ config: { tasks: { name: 'module-four' } } })), /unknown task "module-four"; registered tasks: .*module-three/);
+  const unknown = await configError(() => readConfig({ config: { tasks: { name: 'module-four' } } }));
+  assert.match(unknown, /unknown task "module-four"; known tasks: plan-path, .*toy/);
+  assert.doesNotMatch(unknown, /module-three/, 'the task given to the call before is not this call\'s');
+});
+
+test('tasks belong to the call that was given them: two calls with different tasks of the same name each play their own', async () => {
+  taskModule('same-a.mjs', 'same-name');
+  const fromModule = await readConfig({ config: { tasks: { module: join(dir, 'tasks', 'same-a.mjs') } } });
+  const other = defineTask({
+    name: 'same-name',
+    options: { width: 7 },
+    maxTurns: 5,
+    source: () => ({ make: (i: number, split: string) => ({ taskId: `other/${split}/${i}`, done: true, success: true, clone() { return this; } }) }),
+    team: () => ({ roles: [{ name: 'TWO', prompt: () => 'Q', parse: () => ({ ok: true as const, action: 0 }), step: () => ({ local: 0 }) }], globalReward: () => 1 }),
+    scripted: () => '0',
+  });
+  const fromCode = await readConfig({ config: {}, tasks: [other] });
+  assert.deepEqual([fromModule.tasks, fromCode.tasks], [{ name: 'same-name', module: join(dir, 'tasks', 'same-a.mjs'), size: 3 }, { name: 'same-name', width: 7 }]);
+  assert.deepEqual([taskOf(fromModule).teamRoles, taskOf(fromCode).teamRoles], [['ONE'], ['TWO']]);
+  assert.deepEqual([fromModule.team.max_turns, fromCode.team.max_turns], [2, 5]);
+  const spread: typeof fromCode = { ...fromCode, seed: 3 };
+  assert.equal(taskOf(spread), other, 'a spread of the resolved config keeps its task');
+  assert.match(await configError(() => readConfig({ config: { tasks: { name: 'same-name' } } })), /unknown task "same-name"/, 'a third call without the task does not see it');
 });

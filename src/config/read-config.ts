@@ -2,8 +2,9 @@
  * The one way a config becomes a resolved config when user tasks may be involved: a YAML/JSON
  * file or a plain object, `--set` overrides, the user's task definitions passed in code, and a
  * `tasks.module` to import (a path relative to the config file; its default export is the task
- * definition). Everything is registered before the config is resolved, so the rest of Troupe
- * sees a user task exactly as it sees a built-in one.
+ * definition). They join the built-in tasks in a catalog of this call's own, so the rest of
+ * Troupe sees a user task exactly as it sees a built-in one (taskOf(config)), and another call
+ * in the same process may define a task of the same name differently.
  *
  * ```ts
  * const config = await readConfig({ config: 'run.yaml', set: ['train.steps=10'] });
@@ -12,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { notATaskDefinition, registerTask, type AnyTaskDefinition } from '../envs/registry.js';
+import { builtInCatalog, notATaskDefinition, type AnyTaskDefinition, type TaskCatalog } from '../envs/task-catalog.js';
 import { TroupeError } from '../util/errors.js';
 import { applyOverrides, parseOverride } from './apply-overrides.js';
 import { flattenOverrides } from './flatten-overrides.js';
@@ -35,8 +36,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Imports a task module and registers its default export; returns the task's name. */
-export async function importTaskModule(path: string, shown: string): Promise<string> {
+/** Imports a task module and returns its default export, checked to be a task definition. */
+export async function importTaskModule(path: string, shown: string): Promise<AnyTaskDefinition> {
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
@@ -52,13 +53,11 @@ export async function importTaskModule(path: string, shown: string): Promise<str
   }
   const problem = notATaskDefinition(module.default);
   if (problem !== undefined) throw new TroupeError('config', `tasks.module ${shown}: its default export is not a task definition: ${problem} (export default defineTask({...}))`);
-  const task = module.default as AnyTaskDefinition;
-  registerTask(task, path);
-  return task.name;
+  return module.default as AnyTaskDefinition;
 }
 
 /**
- * Reads, overrides, registers user tasks and resolves; every problem is one TroupeError line.
+ * Reads, overrides, adds the call's tasks and resolves; every problem is one TroupeError line.
  *
  * @example
  * ```ts
@@ -67,7 +66,9 @@ export async function importTaskModule(path: string, shown: string): Promise<str
  * ```
  */
 export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
-  for (const task of input.tasks ?? []) registerTask(task, 'the tasks option');
+  // This call's own tasks: another call may define a task of the same name differently.
+  const catalog: TaskCatalog = builtInCatalog();
+  for (const task of input.tasks ?? []) catalog.add(task, 'the tasks option');
   const fromFile = typeof input.config === 'string';
   const source = fromFile ? (input.config as string) : 'config';
   let raw: unknown;
@@ -83,7 +84,7 @@ export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
     raw = structuredClone(input.config);
   }
   const overrides = [...(input.set ?? []).map(parseOverride), ...flattenOverrides(input.overrides ?? {})];
-  if (!isPlainObject(raw)) return resolveConfig(raw, { source, overrides });
+  if (!isPlainObject(raw)) return resolveConfig(raw, { source, overrides, catalog });
   let object = applyOverrides(raw, overrides);
   const only = input.tasks?.length === 1 ? input.tasks[0]! : undefined;
   if (object.tasks === undefined && only !== undefined) object = { ...object, tasks: { name: only.name } };
@@ -91,11 +92,13 @@ export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
   if (isPlainObject(tasks) && typeof tasks.module === 'string') {
     const baseDir = fromFile ? dirname(resolve(source)) : process.cwd();
     const path = isAbsolute(tasks.module) ? tasks.module : resolve(baseDir, tasks.module);
-    const name = await importTaskModule(path, JSON.stringify(tasks.module));
+    const task = await importTaskModule(path, JSON.stringify(tasks.module));
+    catalog.add(task, path);
+    const name = task.name;
     if (tasks.name !== undefined && tasks.name !== name) {
       throw new TroupeError('config', `${source}: tasks.name ${JSON.stringify(tasks.name)} differs from the name of the task in tasks.module (${JSON.stringify(name)}); drop tasks.name`);
     }
     object = { ...object, tasks: { ...tasks, name, module: path } };
   }
-  return resolveConfig(object, { source, overrides });
+  return resolveConfig(object, { source, overrides, catalog });
 }

@@ -1,10 +1,11 @@
 /**
  * Validates a config object (already read from YAML/JSON, overrides applied) and returns it
- * fully resolved: every default filled, the task's own options validated by the registered
+ * fully resolved: every default filled, the task's own options validated by the chosen
  * task's optionsSchema, team.max_turns defaulted to the task's defaultMaxTurns. All problems
  * are reported at once, each naming its key path.
  */
-import { getTask, taskNames } from '../envs/registry.js';
+import { builtInCatalog, type TaskCatalog } from '../envs/task-catalog.js';
+import { bindTask } from './task-of-config.js';
 import { TroupeError } from '../util/errors.js';
 import { configSchema, type ParsedConfig } from './config-schema.js';
 import { formatIssues } from './format-issues.js';
@@ -67,6 +68,8 @@ export interface ResolveOptions {
   /** Where the object came from (a file path), for messages. */
   readonly source?: string;
   readonly overrides?: readonly Override[];
+  /** The tasks `tasks.name` may name: the built-in tasks unless the caller adds its own (readConfig does). */
+  readonly catalog?: TaskCatalog;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -85,6 +88,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
   if (!isPlainObject(object)) {
     throw new TroupeError('config', `${where}: expected a mapping of sections (name, seed, tasks, team, ...) at the top level`);
   }
+  const catalog = options.catalog ?? builtInCatalog();
   const problems: Array<{ path: string; message: string }> = [];
   const parsed = configSchema.safeParse(object);
   if (!parsed.success) problems.push(...formatIssues(parsed.error.issues, object, configSchema));
@@ -97,10 +101,10 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
   }
   if (isPlainObject(rawTasks) && typeof rawTasks.name === 'string') {
     const { name, module, ...rest } = rawTasks;
-    if (!taskNames().includes(name)) {
-      problems.push({ path: 'tasks.name', message: `unknown task ${JSON.stringify(name)}; registered tasks: ${taskNames().join(', ')} (a task of your own: tasks.module: ./my-task.mjs)` });
+    if (!catalog.has(name)) {
+      problems.push({ path: 'tasks.name', message: `unknown task ${JSON.stringify(name)}; known tasks: ${catalog.names().join(', ')} (a task of your own: tasks.module: ./my-task.mjs)` });
     } else {
-      const task = getTask(name);
+      const task = catalog.get(name);
       defaultMaxTurns = task.defaultMaxTurns;
       const options = task.optionsSchema.safeParse(rest);
       if (options.success) tasks = { name, ...(typeof module === 'string' ? { module } : {}), ...(options.data as Record<string, unknown>) };
@@ -158,6 +162,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
   }
   const { name, ...config } = resetToDefaults(parsed.data, setAside);
   const defaults = algorithmDefaults[config.algorithm];
+  bindTask({ tasks }, catalog.get(tasks.name), catalog.origin(tasks.name)!);
   return {
     name: name ?? tasks.name,
     ...config,

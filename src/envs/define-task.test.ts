@@ -5,7 +5,7 @@ import { scriptedPolicies } from '../policy/scripted-policies.js';
 import { rejection } from '../config/config-error.test-helper.js';
 import { TroupeError } from '../util/errors.js';
 import { defineTask, type TaskSpec } from './define-task.js';
-import { getTask, registerTask } from './registry.js';
+import { builtInCatalog } from './task-catalog.js';
 import type { Env, Role } from './types.js';
 
 class CountEnv implements Env {
@@ -88,15 +88,22 @@ test('a step that returns no finite local reward is reported', async () => {
   assert.match(await taskError(() => play(task)), /role "ONE": step\(\) .*return \{ local: <a finite number> \}/);
 });
 
-test('names are unique across built-in and user tasks; the same definition may register twice', () => {
+test('names are unique within one catalog; the same definition may be added twice; another catalog is independent', () => {
+  const catalog = builtInCatalog();
   const task = defineTask(spec('count-unique', [adder('ONE')]));
-  registerTask(task, '/x/count.mjs');
-  registerTask(task, '/x/count.mjs');
-  assert.equal(getTask('count-unique'), task);
+  catalog.add(task, '/x/count.mjs');
+  catalog.add(task, '/x/count.mjs');
+  assert.equal(catalog.get('count-unique'), task);
   const clash = (fn: () => void) => assert.throws(fn, (e: unknown) => e instanceof TroupeError && e.category === 'config' && /clashes with/.test(e.message));
-  clash(() => registerTask(defineTask(spec('toy', [adder('ONE')])), '/y/toy.mjs'));
-  clash(() => registerTask(defineTask(spec('count-unique', [adder('ONE')])), '/y/other.mjs'));
-  assert.throws(() => registerTask(defineTask(spec('toy', [adder('ONE')])), '/y/toy.mjs'), /the built-in task of that name/);
+  clash(() => catalog.add(defineTask(spec('toy', [adder('ONE')])), '/y/toy.mjs'));
+  clash(() => catalog.add(defineTask(spec('count-unique', [adder('ONE')])), '/y/other.mjs'));
+  assert.throws(() => catalog.add(defineTask(spec('toy', [adder('ONE')])), '/y/toy.mjs'), /the built-in task of that name/);
+  const other = builtInCatalog();
+  assert.equal(other.has('count-unique'), false, 'a fresh catalog holds only the built-in tasks');
+  const second = defineTask(spec('count-unique', [adder('TWO')]));
+  other.add(second, '/y/other.mjs');
+  assert.equal(other.get('count-unique'), second);
+  assert.equal(catalog.get('count-unique'), task, 'the first catalog keeps its own definition');
 });
 
 test('defineTask refuses a bad name, a bad turn limit, duplicate role names, and single variants', () => {

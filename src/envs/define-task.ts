@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { TroupeError } from '../util/errors.js';
 import { optionsFromDefaults, type OptionValue } from './options-from-defaults.js';
-import { taskOrigin } from './registry.js';
+import { originOfDefinition } from './task-catalog.js';
 import type { Env, ParseResult, ReferenceResponder, Role, ScriptedResponder, TaskDefinition, TaskSource, Team, TurnContext } from './types.js';
 
 /**
@@ -50,14 +50,23 @@ export interface TaskSpec<E extends Env, O extends object> {
   reference?(options: O, seed: number): ReferenceResponder;
 }
 
-/** The task error for a user's function that threw or broke its contract. */
-function taskFault(task: string, what: string, detail: string, cause?: unknown): TroupeError {
-  const origin = taskOrigin(task);
-  const from = origin === undefined || origin === 'built-in' ? '' : ` (from ${origin})`;
-  return new TroupeError('task', `task ${JSON.stringify(task)}${from}, ${what}: ${detail}`, cause === undefined ? undefined : { cause });
+/**
+ * A task as its errors name it: its name, and where its definition was loaded from (known once
+ * a call has added it; two definitions may share a name, so the origin is looked up by definition).
+ */
+interface TaskLabel {
+  readonly name: string;
+  origin(): string | undefined;
 }
 
-function guarded<T>(task: string, what: () => string, fn: () => T): T {
+/** The task error for a user's function that threw or broke its contract. */
+function taskFault(task: TaskLabel, what: string, detail: string, cause?: unknown): TroupeError {
+  const origin = task.origin();
+  const from = origin === undefined || origin === 'built-in' ? '' : ` (from ${origin})`;
+  return new TroupeError('task', `task ${JSON.stringify(task.name)}${from}, ${what}: ${detail}`, cause === undefined ? undefined : { cause });
+}
+
+function guarded<T>(task: TaskLabel, what: () => string, fn: () => T): T {
   try {
     return fn();
   } catch (error) {
@@ -72,7 +81,7 @@ function at(env: Env, ctx: TurnContext): string {
 }
 
 /** The user's role with every call guarded, and its prompt checked against a clone of the state. */
-function guardRole<E extends Env>(task: string, role: Role<E, any>): Role<E, any> {
+function guardRole<E extends Env>(task: TaskLabel, role: Role<E, any>): Role<E, any> {
   const name = JSON.stringify(role.name);
   const guardedRole: Role<E, any> = {
     name: role.name,
@@ -119,7 +128,7 @@ function guardRole<E extends Env>(task: string, role: Role<E, any>): Role<E, any
   };
 }
 
-function guardSource<E extends Env>(task: string, source: TaskSource<E>): TaskSource<E> {
+function guardSource<E extends Env>(task: TaskLabel, source: TaskSource<E>): TaskSource<E> {
   return {
     ...(source.size === undefined ? {} : { size: source.size }),
     make(index, split) {
@@ -161,23 +170,24 @@ export function defineTask<E extends Env, O extends object = Record<string, neve
   if (spec.options !== undefined && spec.optionsSchema !== undefined) {
     throw new TroupeError('task', `defineTask ${JSON.stringify(name)}: give options (plain defaults) or optionsSchema (zod), not both`);
   }
+  const label: TaskLabel = { name, origin: () => originOfDefinition(definition) };
   const optionsSchema: z.ZodType<O> = spec.optionsSchema ?? (optionsFromDefaults((spec.options ?? {}) as Record<string, OptionValue>) as unknown as z.ZodType<O>);
   const teamOf = (options: O): TeamSpec<E> => {
-    const team = guarded(name, () => 'team(options)', () => spec.team(options));
+    const team = guarded(label, () => 'team(options)', () => spec.team(options));
     if (team === null || typeof team !== 'object' || !Array.isArray(team.roles) || team.roles.length === 0 || typeof team.globalReward !== 'function') {
-      throw taskFault(name, 'team(options)', 'must return { roles: [at least one role], globalReward(env) }');
+      throw taskFault(label, 'team(options)', 'must return { roles: [at least one role], globalReward(env) }');
     }
     const names = team.roles.map((r) => r.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
-    if (twice !== undefined) throw taskFault(name, 'team(options)', `two roles are named ${JSON.stringify(twice)}; role names must be unique`);
+    if (twice !== undefined) throw taskFault(label, 'team(options)', `two roles are named ${JSON.stringify(twice)}; role names must be unique`);
     return team;
   };
   const scripted: ScriptedResponder =
     spec.scripted === undefined
       ? () => {
-          throw taskFault(name, 'scripted player', 'the task has none, and the warm start (or policy.kind: scripted) needs one: give defineTask a scripted({ role, prompt, skill, rng }), or set warm_start.enabled: false');
+          throw taskFault(label, 'scripted player', 'the task has none, and the warm start (or policy.kind: scripted) needs one: give defineTask a scripted({ role, prompt, skill, rng }), or set warm_start.enabled: false');
         }
-      : (options) => guarded(name, () => `scripted player for role ${JSON.stringify(options.role)}`, () => spec.scripted!(options));
+      : (options) => guarded(label, () => `scripted player for role ${JSON.stringify(options.role)}`, () => spec.scripted!(options));
   const definition: TaskDefinition<E, O> = {
     name,
     description: spec.description ?? `${name} (a user task)`,
@@ -186,7 +196,7 @@ export function defineTask<E extends Env, O extends object = Record<string, neve
     get teamRoles(): readonly string[] {
       return teamOf(optionsSchema.parse({})).roles.map((r) => r.name);
     },
-    createSource: (options, seed) => guardSource(name, guarded(name, () => 'source(options, seed)', () => spec.source(options, seed))),
+    createSource: (options, seed) => guardSource(label, guarded(label, () => 'source(options, seed)', () => spec.source(options, seed))),
     createTeam(options, team): Team<E> {
       if (team.variant !== 'team') {
         throw new TroupeError('config', `team.variant: task ${JSON.stringify(name)} defines its team's roles only, got ${JSON.stringify(team.variant)}; set team.variant: team`);
@@ -194,19 +204,19 @@ export function defineTask<E extends Env, O extends object = Record<string, neve
       const spec = teamOf(options);
       return {
         name,
-        roles: spec.roles.map((role) => guardRole(name, role)),
+        roles: spec.roles.map((role) => guardRole(label, role)),
         order: team.order,
         maxTurns: team.maxTurns,
         alpha: team.alpha,
         globalReward: (env) => {
-          const reward = guarded(name, () => `globalReward() on ${env.taskId}`, () => spec.globalReward(env));
-          if (!Number.isFinite(reward)) throw taskFault(name, `globalReward() on ${env.taskId}`, `returned ${JSON.stringify(reward)}; return a finite number`);
+          const reward = guarded(label, () => `globalReward() on ${env.taskId}`, () => spec.globalReward(env));
+          if (!Number.isFinite(reward)) throw taskFault(label, `globalReward() on ${env.taskId}`, `returned ${JSON.stringify(reward)}; return a finite number`);
           return reward;
         },
       };
     },
     scripted,
-    ...(spec.reference === undefined ? {} : { createReference: (options: O, seed: number) => guarded(name, () => 'reference(options, seed)', () => spec.reference!(options, seed)) }),
+    ...(spec.reference === undefined ? {} : { createReference: (options: O, seed: number) => guarded(label, () => 'reference(options, seed)', () => spec.reference!(options, seed)) }),
   };
   return definition;
 }

@@ -193,7 +193,7 @@ export interface TeamOptions {
 
 /**
  * Everything Troupe needs to offer a task: the built-in tasks are written this way and
- * registered in src/envs/registry.ts; a user's task is made by `defineTask`, which fills it in.
+ * listed in src/envs/task-catalog.ts; a user's task is made by `defineTask`, which fills it in.
  * `Options` are the task's own config keys (under `tasks:` in a config, next to `name`).
  *
  * @example

@@ -3,7 +3,7 @@
 // shape for real envs, not only the tiny test task of joint-rollout.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getTask, taskNames } from '../envs/registry.js';
+import { builtInTask, builtInTaskNames } from '../envs/task-catalog.js';
 import { scriptedPolicies } from '../policy/scripted-policies.js';
 import { rollout } from './rollout.js';
 import type { Sample } from './types.js';
@@ -11,9 +11,9 @@ import { sandboxSkipFor } from '../sandbox/sandbox-skip.test-helper.js';
 
 const tasks = [0, 1];
 
-for (const name of taskNames()) {
+for (const name of builtInTaskNames()) {
   test(`${name} (joint, aligned, 2 turns): G samples per (task, node, role), children follow joint actions`, { skip: sandboxSkipFor(name) }, async () => {
-    const task = getTask(name);
+    const task = builtInTask(name);
     const options = task.optionsSchema.parse({});
     const team = task.createTeam(options, { variant: 'team', format: 'compact', order: 'parallel', maxTurns: 2, alpha: 1 });
     const { samples, episodes } = await rollout({
@@ -41,7 +41,7 @@ for (const name of taskNames()) {
 }
 
 test('coop-code (joint, 2 turns): a child node prompts with its joint action\'s two functions and their test feedback', { skip: sandboxSkipFor('coop-code') }, async () => {
-  const task = getTask('coop-code');
+  const task = builtInTask('coop-code');
   const options = task.optionsSchema.parse({ transition: 'feedback' });
   const team = task.createTeam(options, { variant: 'team', format: 'compact', order: 'parallel', maxTurns: 2, alpha: 1 });
   const { samples } = await rollout({

@@ -2,7 +2,7 @@
 // ones), through the same code path `troupe rollout` uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getTask, taskNames } from '../envs/registry.js';
+import { builtInTask, builtInTaskNames } from '../envs/task-catalog.js';
 import type { TeamOptions } from '../envs/types.js';
 import { scriptedPolicies } from '../policy/scripted-policies.js';
 import { assertChosenStateContinues } from './replay-chosen.test-helper.js';
@@ -13,7 +13,7 @@ import { sandboxSkipFor } from '../sandbox/sandbox-skip.test-helper.js';
 const tasks = [0, 1, 2, 3, 4, 5];
 
 async function play(name: string, team: Partial<TeamOptions>, mode: RolloutMode) {
-  const task = getTask(name);
+  const task = builtInTask(name);
   const options = task.optionsSchema.parse({});
   const built = task.createTeam(options, {
     variant: 'team',
@@ -42,7 +42,7 @@ function groups(samples: Sample[]): Sample[][] {
   return [...map.values()];
 }
 
-for (const name of taskNames()) {
+for (const name of builtInTaskNames()) {
   for (const order of ['sequential', 'parallel'] as const) {
     test(`${name} (tree, ${order}): nodes of K, chosen state continues, second role's branches differ`, { skip: sandboxSkipFor(name) }, async () => {
       const { team, source, samples } = await play(name, { order }, 'tree');

@@ -131,14 +131,18 @@ test('a fork bomb is contained and leaves no process behind', { skip: sandboxSki
   assert.equal(spawnSync('true').status, 0);
 });
 
+// Time limits far above what the allocation takes, so on a loaded machine the run still ends
+// at the memory limit and never at the clock: the outcome does not depend on the load.
+const ONLY_MEMORY_ENDS_IT = { wallMs: 120_000, cpuMs: 60_000 };
+
 test('endless allocation hits the memory limit', { skip: sandboxSkip }, async () => {
-  const r = await py('chunks = []\nwhile True:\n    chunks.append(bytearray(8 * 1024 * 1024))', { limits: { memoryMb: 64 } });
+  const r = await py('chunks = []\nwhile True:\n    chunks.append(bytearray(8 * 1024 * 1024))', { limits: { memoryMb: 64, ...ONLY_MEMORY_ENDS_IT } });
   assert.equal(r.reason, 'memory');
   assert.match(r.stderr, /MemoryError/);
   const js = await sandbox.run({
     language: 'javascript',
     code: 'const a = []; for (;;) a.push(new Array(1e6).fill(1.5));',
-    limits: { memoryMb: 128 },
+    limits: { memoryMb: 128, ...ONLY_MEMORY_ENDS_IT },
   });
   assert.equal(js.reason, 'memory', js.stderr.slice(-400));
 });

@@ -12,7 +12,7 @@
  */
 import { resolveConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
-import { getTask } from '../envs/registry.js';
+import { taskOf } from '../config/task-of-config.js';
 import type { Env, TaskSource, Team } from '../envs/types.js';
 import { scriptedPolicies } from '../policy/scripted-policies.js';
 import { rollout } from '../rollout/rollout.js';
@@ -33,7 +33,7 @@ export async function probeConfig(object: unknown, source: string): Promise<Prob
   try {
     const config = resolveConfig(object, { source });
     if (config.policy.kind === 'embedded' || config.policy.kind === 'tinker') checkTrainable(config);
-    const task = getTask(config.tasks.name);
+    const task = taskOf(config);
     const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
     const tasks = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
     await rollout({ team, source: tasks, tasks: [0], policyFor: scriptedPolicies(task.scripted, 0.5), options: rolloutOptions(config), seed: config.seed, step: 0 });

@@ -10,7 +10,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
 import { CharTokenizer } from '../engine/tokenizer/char-tokenizer.js';
-import { getTask } from '../envs/registry.js';
+import { builtInTask } from '../envs/task-catalog.js';
 import type { Env, TaskSource, Team } from '../envs/types.js';
 import { collectDemonstrations } from './demonstrations.js';
 import { demonstrationTeam } from './demonstration-team.js';
@@ -21,10 +21,10 @@ function repoRoot(): string {
   return dir;
 }
 
-const runTeam = (config: ResolvedConfig) => getTask(config.tasks.name).createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
+const runTeam = (config: ResolvedConfig) => builtInTask(config.tasks.name).createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
 
 async function demonstrations(config: ResolvedConfig) {
-  const task = getTask(config.tasks.name);
+  const task = builtInTask(config.tasks.name);
   return collectDemonstrations({
     team: demonstrationTeam(config, runTeam(config)).team,
     source: task.createSource(taskOptions(config), config.seed) as TaskSource<Env>,

@@ -6,7 +6,7 @@
  */
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { taskOptions, teamOptions } from '../config/runtime-options.js';
-import { getTask } from '../envs/registry.js';
+import { taskOf } from '../config/task-of-config.js';
 import type { Env, Team } from '../envs/types.js';
 
 export interface DemonstrationTeam {
@@ -20,6 +20,6 @@ export function demonstrationTeam(config: ResolvedConfig, runTeam: Team<Env>): D
   const options = teamOptions(config);
   const wanted = { ...options, order: order ?? options.order, maxTurns: max_turns ?? runTeam.maxTurns };
   if (wanted.order === runTeam.order && wanted.maxTurns === runTeam.maxTurns) return { team: runTeam };
-  const team = getTask(config.tasks.name).createTeam(taskOptions(config), wanted) as Team<Env>;
+  const team = taskOf(config).createTeam(taskOptions(config), wanted) as Team<Env>;
   return { team, key: { order: team.order, max_turns: team.maxTurns } };
 }

@@ -29,7 +29,7 @@ import type { ResolvedConfig } from '../config/resolve-config.js';
 import type { ConfigOverrides, TroupeConfig } from '../config/troupe-config.js';
 import { UnknownCharacterReport } from '../policy/unknown-characters.js';
 import { sampleToJson } from '../rollout/sample-json.js';
-import type { AnyTaskDefinition } from '../envs/registry.js';
+import type { AnyTaskDefinition } from '../envs/task-catalog.js';
 import { TinkerUnreachableError } from '../tinker/tinker-unreachable-error.js';
 import { TroupeError } from '../util/errors.js';
 import type { EvalRecord, TrainRecord } from './metrics/types.js';

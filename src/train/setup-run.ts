@@ -18,7 +18,7 @@ import { idsWithoutToken } from '../engine/tokenizer/ids-without-token.js';
 import type { Tokenizer } from '../engine/tokenizer/types.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
-import { getTask } from '../envs/registry.js';
+import { taskOf } from '../config/task-of-config.js';
 import type { Env, TaskSource, Team } from '../envs/types.js';
 import type { Policy } from '../policy/types.js';
 import type { RolloutOptions } from '../rollout/types.js';
@@ -83,7 +83,7 @@ export function checkTrainable(config: ResolvedConfig): void {
       'policy.openai: troupe train trains every role in-process on the embedded engine; served models are for rollout and eval (docs/real-llms.md). Remove the openai section to train',
     );
   }
-  const task = getTask(config.tasks.name);
+  const task = taskOf(config);
   const roles = task.createTeam(taskOptions(config), teamOptions(config)).roles.map((r) => r.name);
   const roleToPolicy = assignRoles(config.policy.map, roles);
   const ids = [...new Set(roleToPolicy.values())];
@@ -128,7 +128,7 @@ export function checkModelFits(config: ResolvedConfig, policyIds: readonly strin
 
 /** Builds the run's live objects; the caller has already passed `checkTrainable(config)`. */
 export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { log: (m: string) => void; onWarmStartStep?: (s: WarmStartStep) => void; shouldStop?: () => boolean }): Promise<RunSetup> {
-  const task = getTask(config.tasks.name);
+  const task = taskOf(config);
   const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
   const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
   const rollout = rolloutOptions(config);

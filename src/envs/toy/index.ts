@@ -1,6 +1,6 @@
 /**
- * The toy task's definition: options, task source, team, scripted player. Registered in
- * src/envs/registry.ts as `toy`: the smallest built-in task. A task of your own is written outside
+ * The toy task's definition: options, task source, team, scripted player. Listed in
+ * src/envs/task-catalog.ts as `toy`: the smallest built-in task. A task of your own is written outside
  * Troupe with defineTask (docs/new-task.md).
  */
 import { z } from 'zod';

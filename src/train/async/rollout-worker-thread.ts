@@ -8,9 +8,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { kernelsFromSpec } from '../../engine/worker/start-worker.js';
 import type { LlamaModel } from '../../engine/model/llama-model.js';
 import { applyWeights, unpackModel, unpackTokenizer } from '../../engine/worker/model-transfer.js';
-import { getTask } from '../../envs/registry.js';
 import type { Env, TaskSource, Team } from '../../envs/types.js';
 import { importTaskModule } from '../../config/read-config.js';
+import { taskOf } from '../../config/task-of-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../../config/runtime-options.js';
 import { EmbeddedPolicy } from '../../policy/embedded-policy.js';
 import { unpackPromptFormat } from '../../policy/prompt-format-transfer.js';
@@ -34,8 +34,8 @@ async function start(): Promise<(request: WorkerRequest) => Promise<WorkerReply 
     byId.set(p.id, new EmbeddedPolicy({ id: p.id, model: models[p.model]!, tokenizer, adapter: p.adapter, maxBatch: p.maxBatch, prompting: unpackPromptFormat(p.prompting, tokenizer), logitMask: p.logitMask }));
   }
   const roleToPolicy = new Map(init.roleToPolicy);
-  if (config.tasks.module !== undefined) await importTaskModule(config.tasks.module, config.tasks.module);
-  const task = getTask(config.tasks.name);
+  // The config crossed the thread as a copy, without its task: a user task is imported again here.
+  const task = config.tasks.module !== undefined ? await importTaskModule(config.tasks.module, config.tasks.module) : taskOf(config);
   const team = task.createTeam(taskOptions(config), teamOptions(config)) as Team<Env>;
   const source = task.createSource(taskOptions(config), config.seed) as TaskSource<Env>;
   const options = rolloutOptions(config);

@@ -7,13 +7,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../config/load-config.js';
 import { runTraining } from '../run-training.js';
 import { setupRun } from '../setup-run.js';
 import { RolloutWorker } from './rollout-worker.js';
 import { cliPath, metricsWithoutTiming, tinyRun } from '../tiny-run.test-helper.js';
-import { getTask } from '../../envs/registry.js';
-import type { AnyTaskDefinition } from '../../envs/registry.js';
+import { builtInTask } from '../../envs/task-catalog.js';
+import type { AnyTaskDefinition } from '../../envs/task-catalog.js';
 
 function train(config: string, runDir: string, set: readonly string[], threads = '2'): string {
   const args = [cliPath, 'train', config, '--run-dir', runDir, ...set.flatMap((s) => ['--set', s])];
@@ -46,11 +47,19 @@ for (const [map, s] of [['per-role', 1], ['lora', 2]] as const) {
 test('one thread, or a task defined in code, samples inline and says why', async () => {
   const { dir, config } = tinyRun({ prefix: 'troupe-worker-inline-', map: 'shared', train: '{ steps: 2, eval_every: 0, eval_tasks: 2, max_steps_off_policy: 1 }' });
   assert.match(train(config, join(dir, 'one'), [], '1'), /async sampling runs on the learner's thread .*one thread \(TROUPE_THREADS=1\)/);
-  const planPath = getTask('plan-path');
+  const planPath = builtInTask('plan-path');
   const mine = { ...planPath, name: 'my-plan-path' } as AnyTaskDefinition;
   const lines: string[] = [];
   await runTraining({ config, runDir: join(dir, 'code'), tasks: [mine], set: ['tasks.name=my-plan-path'], stream: { write: (t: string) => (lines.push(t), true) } });
   assert.match(lines.join(''), /task 'my-plan-path' comes from the tasks option, which a worker thread cannot import; give it as tasks.module/);
+});
+
+test('a task from tasks.module reaches the sampling thread, which imports it again', () => {
+  const { dir, config } = tinyRun({ prefix: 'troupe-worker-module-', map: 'shared', train: '{ steps: 2, eval_every: 0, eval_tasks: 2, max_steps_off_policy: 1 }' });
+  const planPathUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'envs', 'plan-path', 'index.js')).href;
+  writeFileSync(join(dir, 'my-plan-path.mjs'), `import { planPathTask } from ${JSON.stringify(planPathUrl)};\nexport default { ...planPathTask, name: 'my-module-plan-path' };\n`);
+  const stderr = train(config, join(dir, 'run'), ['tasks.name=my-module-plan-path', `tasks.module=${join(dir, 'my-plan-path.mjs')}`]);
+  assert.match(stderr, /async sampling: a worker thread \(1 kernel thread/);
 });
 
 test('the thread reports a rollout\'s completions while it plays (the lines of a long step)', async () => {

@@ -21,7 +21,7 @@ import { packModel, packTokenizer, packTrainableWeights, type TokenizerTransfer 
 import { kernelsSpec, startWorker } from '../../engine/worker/start-worker.js';
 import type { Tokenizer } from '../../engine/tokenizer/types.js';
 import type { ResolvedConfig } from '../../config/resolve-config.js';
-import { taskOrigin } from '../../envs/registry.js';
+import { taskOriginOf } from '../../config/task-of-config.js';
 import { packPromptFormat } from '../../policy/prompt-format-transfer.js';
 import { TroupeError } from '../../util/errors.js';
 import type { EmbeddedMember, PolicySet } from '../policy-set.js';
@@ -163,7 +163,7 @@ export async function startRolloutWorker(config: ResolvedConfig, policies: Polic
   const members = [...policies.members.values()];
   if (!members.every((m) => m.backend === 'embedded')) return undefined;
   const threads = kernelsOf(policies).threads;
-  const origin = taskOrigin(config.tasks.name);
+  const origin = taskOriginOf(config);
   const inline = (why: string) => {
     log(`async sampling runs on the learner's thread (rollout k + s, then update k: no overlap): ${why}`);
     return undefined;

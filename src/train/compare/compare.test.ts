@@ -55,8 +55,8 @@ test('the table gives each run its final held-out success with a 95% Wilson inte
   ]);
   assert.equal(rows.length, 2);
   assert.deepEqual(rows[0]!.members.map((m) => [m.run, m.seed, m.n, m.step]), [['pp-seed1', 1, 200, 11], ['pp-seed2', 2, 200, 11], ['pp-seed3', 3, 200, 11]]);
-  assert.ok(Math.abs(rows[0]!.mean_success - (0.875 + 0.88 + 0.915) / 3) < 1e-12);
-  assert.ok(Math.abs(rows[1]!.members[0]!.ci_low - 0.4038) < 1e-4 && Math.abs(rows[1]!.members[0]!.ci_high - 0.5962) < 1e-4);
+  assert.ok(Math.abs(rows[0]!.meanSuccess - (0.875 + 0.88 + 0.915) / 3) < 1e-12);
+  assert.ok(Math.abs(rows[1]!.members[0]!.ciLow - 0.4038) < 1e-4 && Math.abs(rows[1]!.members[0]!.ciHigh - 0.5962) < 1e-4);
 });
 
 test('the page is one self-contained file with one held-out curve per run on shared axes, and reward, entropy and turns panels', async () => {
