@@ -22,6 +22,7 @@
  * empty answer passed off as real.
  */
 import { samplingSeed } from './sampling-seed.js';
+import { RequestLimit } from '../tinker/request-limit.js';
 import { TroupeError } from '../util/errors.js';
 import { deriveSeed } from '../util/rng.js';
 import type { Completion, FinishReason, Policy, SampleRequest } from './types.js';
@@ -64,24 +65,6 @@ function retryable(status: number): boolean {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A counting semaphore: at most `limit` holders at once, served in arrival order. */
-class Limiter {
-  private active = 0;
-  private readonly queue: Array<() => void> = [];
-  constructor(private readonly limit: number) {}
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.queue.push(resolve));
-    else this.active += 1;
-    try {
-      return await task();
-    } finally {
-      const next = this.queue.shift();
-      if (next) next();
-      else this.active -= 1;
-    }
-  }
-}
-
 function isIdList(value: unknown): value is number[] {
   return Array.isArray(value) && value.every((x) => Number.isInteger(x));
 }
@@ -98,7 +81,7 @@ export class OpenAIPolicy implements Policy {
   readonly options: OpenAIPolicyOptions;
   private readonly url: string;
   private readonly headers: Record<string, string>;
-  private readonly limiter: Limiter;
+  private readonly limiter: RequestLimit;
   private warnedNoIds = false;
 
   constructor(options: OpenAIPolicyOptions) {
@@ -118,7 +101,7 @@ export class OpenAIPolicy implements Policy {
       if (key === undefined || key === '') throw bad('api_key_env', `names ${options.apiKeyEnv}, which is not set; export ${options.apiKeyEnv}=... or remove api_key_env for servers without keys`);
       this.headers.Authorization = `Bearer ${key}`;
     }
-    this.limiter = new Limiter(options.concurrency);
+    this.limiter = new RequestLimit(options.concurrency);
   }
 
   async sample(requests: readonly SampleRequest[]): Promise<Completion[][]> {
