@@ -26,6 +26,11 @@ export const loraSection = z
     r: z.number().int().min(1).max(4096).default(8),
     alpha: z.number().positive().default(16),
     target_modules: z.array(z.enum(LINEAR_MODULES)).min(1).default(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']),
+    /**
+     * Also a LoRA pair on the output head (Tinker's `train_unembed`, PEFT's target `lm_head`),
+     * embedded and through a Tinker service alike. Off by default (docs/config.md, "LoRA").
+     */
+    train_unembed: z.boolean().default(false),
   })
   .prefault({});
 

@@ -202,7 +202,7 @@ export async function setupRun(config: ResolvedConfig, runDir: string, hooks: { 
     own,
     tokenizer,
     learner,
-    lora: { r: config.model.lora.r, alpha: config.model.lora.alpha, targetModules: config.model.lora.target_modules },
+    lora: { r: config.model.lora.r, alpha: config.model.lora.alpha, targetModules: config.model.lora.target_modules, ...(config.model.lora.train_unembed ? { head: true } : {}) },
     seed: config.seed,
     withReference: config.train.kl_coef > 0,
     prompting,

@@ -186,3 +186,19 @@ test('a server killed mid-run is a one-line error naming it; a server restarted 
     await second.close();
   }
 });
+
+test('model.lora.train_unembed adds a head pair on both routes: the Tinker run still matches the embedded one, and the saved adapters target lm_head', async () => {
+  process.env.TINKER_API_KEY = 'tml-test';
+  const set = [...train, 'train.steps=2', 'train.lora_lr=0.02', 'model.lora.train_unembed=true'];
+  const [tinkerDir, embeddedDir] = [join(run.dir, 'unembed-tinker'), join(run.dir, 'unembed-embedded')];
+  await runTraining({ config: run.config, runDir: tinkerDir, stream: quiet, set: [...set, 'policy.kind=tinker', `policy.tinker.base_url=${server.url}`] });
+  await runTraining({ config: run.config, runDir: embeddedDir, stream: quiet, set });
+  const [t, e] = [records(tinkerDir), records(embeddedDir)];
+  const trainOf = (rs: typeof t) => rs.filter((r) => r.kind === 'train');
+  assert.equal(trainOf(t).length, 2);
+  for (const [ts, es] of trainOf(t).map((r, i) => [r, trainOf(e)[i]])) {
+    for (const id of ['plan', 'tool']) close(ts.policies[id].loss, es.policies[id].loss, 1e-5, `step ${ts.step} ${id} loss`);
+  }
+  const adapterConfig = JSON.parse(readFileSync(join(embeddedDir, 'checkpoints', 'step-000001', 'adapters', 'plan', 'adapter_config.json'), 'utf8'));
+  assert.ok(adapterConfig.target_modules.includes('lm_head'), `embedded adapter targets ${adapterConfig.target_modules}`);
+});

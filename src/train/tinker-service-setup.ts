@@ -85,8 +85,8 @@ export function tinkerPrompting(config: ResolvedConfig): { tokenizer: Tokenizer;
 
 /**
  * The LoRA shape the service is asked for: the embedded run's (model.lora.r, or
- * policy.tinker.rank, and model.lora.target_modules as Tinker's train_attn / train_mlp groups;
- * never the output head, which Troupe's adapters do not train either).
+ * policy.tinker.rank, model.lora.target_modules as Tinker's train_attn / train_mlp groups, and
+ * model.lora.train_unembed as it is: the same adapter shape as an embedded run of the config).
  */
 export function tinkerLoraConfig(config: ResolvedConfig): LoraConfigWire & { rank: number } {
   const targets = new Set<string>(config.model.lora.target_modules);
@@ -97,7 +97,7 @@ export function tinkerLoraConfig(config: ResolvedConfig): LoraConfigWire & { ran
   if (covered.length !== targets.size) {
     throw new TroupeError('config', `model.lora.target_modules: a Tinker service trains whole groups (attention: ${TINKER_ATTENTION_MODULES.join(', ')}; MLP: ${TINKER_MLP_MODULES.join(', ')}), got ${config.model.lora.target_modules.join(', ')}; list one group or both`);
   }
-  return { rank: config.policy.tinker?.rank ?? config.model.lora.r, train_attn, train_mlp, train_unembed: false };
+  return { rank: config.policy.tinker?.rank ?? config.model.lora.r, train_attn, train_mlp, train_unembed: config.model.lora.train_unembed };
 }
 
 /**

@@ -7,7 +7,9 @@ import { createReferenceKernels } from '../kernels/reference.js';
 import type { Kernels } from '../kernels/types.js';
 import { Tensor } from '../tensor.js';
 import { headLogprobs } from './head-logprobs.js';
+import { scale } from './elementwise.js';
 import { linear } from './linear.js';
+import { loraLinear } from './lora-linear.js';
 import { logSoftmaxGather } from './log-softmax-gather.js';
 import { Tape } from './tape.js';
 
@@ -114,4 +116,36 @@ test('headLogprobs with a logit mask equals the head without the masked rows (va
     assert.ok(got.maskedDw.every((v) => v === 0), `${k.name}: the masked rows get no gradient`);
   }
   assert.throws(() => headLogprobs(new Tape(kernels), new Tensor([rows, hidden], Float32Array.from(xValues)), new Tensor([vocab, hidden], Float32Array.from(wValues)), targets, { logitMask: [vocab] }), /logit mask id 11 is outside the model's vocabulary 0\.\.10/);
+});
+
+test('headLogprobs with a LoRA head pair equals loraLinear + logSoftmaxGather for any chunk size (values, dx, dA, dB)', () => {
+  const r = 3;
+  const loraScale = 2.5;
+  const aValues = randomArray(rng, r * hidden, 1);
+  const bValues = randomArray(rng, vocab * r, 1); // non-zero, as after some training
+  const scored = (fused: boolean, chunkRows: number) => {
+    const tape = new Tape(kernels);
+    const x = new Tensor([rows, hidden], Float32Array.from(xValues), true);
+    const w = new Tensor([vocab, hidden], Float32Array.from(wValues)); // frozen, as under LoRA
+    const a = new Tensor([r, hidden], Float32Array.from(aValues), true);
+    const b = new Tensor([vocab, r], Float32Array.from(bValues), true);
+    const out = fused
+      ? headLogprobs(tape, x, w, targets, { chunkRows, lowRank: { down: scale(tape, linear(tape, x, a), loraScale), b } })
+      : logSoftmaxGather(tape, loraLinear(tape, x, w, undefined, { a, b, scale: loraScale }), targets);
+    const values = Array.from(out.data);
+    tape.backward(out, g);
+    const result = { out: values, dx: Array.from(x.grad!), da: Array.from(a.grad!), db: Array.from(b.grad!) };
+    tape.dispose();
+    return result;
+  };
+  const expected = scored(false, 0);
+  const withoutPair = run(false, 0, false).out;
+  assert.ok(expected.out.some((v, i) => Math.abs(v - withoutPair[i]!) > 1e-3), 'the pair changes the log-probs');
+  for (const chunkRows of [1, 3, 100]) {
+    const got = scored(true, chunkRows);
+    close(got.out, expected.out, `out chunk ${chunkRows}`);
+    close(got.dx, expected.dx, `dx chunk ${chunkRows}`);
+    close(got.da, expected.da, `dA chunk ${chunkRows}`);
+    close(got.db, expected.db, `dB chunk ${chunkRows}`);
+  }
 });

@@ -1,6 +1,7 @@
 import { TroupeError } from '../../util/errors.js';
 import { concatRows, embedding, gatherRows } from '../autograd/embedding.js';
 import { linear } from '../autograd/linear.js';
+import { scale } from '../autograd/elementwise.js';
 import { loraLinear } from '../autograd/lora-linear.js';
 import { headLogprobs } from '../autograd/head-logprobs.js';
 import { rmsNorm } from '../autograd/rms-norm.js';
@@ -154,9 +155,6 @@ export class LlamaModel {
    * the softmax, as the sampler that produced the responses left them out (logit-mask.ts).
    */
   tokenLogprobs(tape: Tape, pairs: readonly ScoringPair[], options: ScoringOptions = {}): TokenLogprobs {
-    if (options.adapter !== undefined && this.adapter(options.adapter).headWeights()) {
-      throw new TroupeError('config', `adapter '${options.adapter}' has LoRA on the output head, which tokenLogprobs (the fused head) does not apply; score it with forward()`);
-    }
     const plan = planScoring(pairs);
     if (plan.groups === pairs.length) return this.scoreWholeSequences(tape, planWholeSequences(pairs), options);
     return this.scoreSharedPrompts(tape, plan, options);
@@ -179,7 +177,7 @@ export class LlamaModel {
     const hidden = gatherRows(tape, rows.length === 1 ? rows[0]! : concatRows(tape, rows), plan.headRows); // (N, hidden)
     const entropy = options.entropy ? new Float32Array(plan.targets.length) : undefined;
     // Fused head + log-softmax, by chunks of rows: the (N, vocab) logits never exist at once.
-    const logprobs = headLogprobs(tape, this.finalNorm(tape, hidden), this.headWeight(), plan.targets, { entropy, logitMask: options.logitMask });
+    const logprobs = this.headLogprobsOf(tape, hidden, plan.targets, options, entropy);
     return { logprobs, offsets: plan.offsets, entropy };
   }
 
@@ -190,9 +188,6 @@ export class LlamaModel {
    * what Tinker's forward_backward scores, whose targets need not be the next input tokens.
    */
   targetLogprobs(tape: Tape, rows: readonly TargetRow[], options: ScoringOptions = {}): TokenLogprobs {
-    if (options.adapter !== undefined && this.adapter(options.adapter).headWeights()) {
-      throw new TroupeError('config', `adapter '${options.adapter}' has LoRA on the output head, which targetLogprobs (the fused head) does not apply; score it with forward()`);
-    }
     const shared = planSharedTargetRows(rows);
     return shared === undefined ? this.scoreWholeSequences(tape, planTargetRows(rows), options) : this.scoreSharedPrompts(tape, shared, options);
   }
@@ -203,7 +198,7 @@ export class LlamaModel {
     const { hidden } = this.runLayers(tape, this.embed(tape, plan.tokens), layout, options.adapter);
     const entropy = options.entropy ? new Float32Array(plan.targets.length) : undefined;
     const rows = gatherRows(tape, hidden, plan.headRows);
-    const logprobs = headLogprobs(tape, this.finalNorm(tape, rows), this.headWeight(), plan.targets, { entropy, logitMask: options.logitMask });
+    const logprobs = this.headLogprobsOf(tape, rows, plan.targets, options, entropy);
     return { logprobs, offsets: plan.offsets, entropy };
   }
 
@@ -230,6 +225,16 @@ export class LlamaModel {
     const pair = lora?.headWeights();
     const normed = this.finalNorm(tape, hidden);
     return pair ? loraLinear(tape, normed, this.headWeight(), undefined, { ...pair, scale: lora!.scale }) : linear(tape, normed, this.headWeight());
+  }
+
+  /** Final norm, then the fused head + log-softmax of `targets`, through the adapter's head pair if it has one. */
+  private headLogprobsOf(tape: Tape, hidden: Tensor, targets: ArrayLike<number>, options: ScoringOptions, entropy: Float32Array | undefined): Tensor {
+    const lora = options.adapter === undefined ? undefined : this.adapter(options.adapter);
+    const pair = lora?.headWeights();
+    const normed = this.finalNorm(tape, hidden);
+    // The pair's scale x A^T as its own small (N, r) op, so its gradient reaches A and the norm.
+    const lowRank = pair ? { down: scale(tape, linear(tape, normed, pair.a), lora!.scale), b: pair.b } : undefined;
+    return headLogprobs(tape, normed, this.headWeight(), targets, { entropy, logitMask: options.logitMask, ...(lowRank ? { lowRank } : {}) });
   }
 
   private finalNorm(tape: Tape, hidden: Tensor): Tensor {

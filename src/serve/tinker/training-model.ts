@@ -9,10 +9,8 @@
  * Gradients of successive forward_backward calls add up until optim_step (Tinker's chunks
  * of one batch); `forward_only` computes outputs without touching them.
  */
-import { logSoftmaxGather } from '../../engine/autograd/log-softmax-gather.js';
 import { Tape } from '../../engine/autograd/tape.js';
 import type { LinearModule } from '../../engine/model/llama-params.js';
-import type { Tensor } from '../../engine/tensor.js';
 import type { LoraAdapter, LoraConfig } from '../../engine/model/lora.js';
 import { AdamW, type AdamWState } from '../../engine/optim/adamw.js';
 import { clipGradNorm } from '../../engine/optim/clip-grad-norm.js';
@@ -109,12 +107,11 @@ export class TrainingModel {
   *forwardBackwardSteps(request: ForwardBackwardJob): Generator<void, ForwardBackwardOutput, void> {
     const outputs: ForwardBackwardOutput['loss_fn_outputs'][number][] = [];
     let total = 0;
-    const headPair = this.lora.train_unembed === true;
-    const micros = headPair ? request.datums.map((d) => [d]) : paddedMicroBatches(request.datums, this.microBatchTokens());
+    const micros = paddedMicroBatches(request.datums, this.microBatchTokens());
     for (const micro of micros) {
       const tape = new Tape(this.base.model.kernels, { grad: !request.forwardOnly });
       try {
-        const scored = headPair ? this.scoreWithHeadPair(tape, micro[0]!) : this.base.model.targetLogprobs(tape, micro, { adapter: this.id });
+        const scored = this.base.model.targetLogprobs(tape, micro, { adapter: this.id });
         const grad = new Float32Array(scored.logprobs.size);
         micro.forEach((d, b) => {
           const [from, to] = [scored.offsets[b]!, scored.offsets[b + 1]!];
@@ -134,12 +131,6 @@ export class TrainingModel {
       yield;
     }
     return { loss_fn_output_type: 'ArrayRecord', loss_fn_outputs: outputs, metrics: { 'loss:sum': total } };
-  }
-
-  /** The full logits of one datum, through the adapter's output-head pair too. */
-  private scoreWithHeadPair(tape: Tape, d: CheckedDatum): { logprobs: Tensor; offsets: readonly number[] } {
-    const logits = this.base.model.forward(tape, [d.tokens], { adapter: this.id }); // (T, vocab)
-    return { logprobs: logSoftmaxGather(tape, logits, d.targets), offsets: [0, d.tokens.length] };
   }
 
   /**
