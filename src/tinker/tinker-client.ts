@@ -10,8 +10,9 @@
  * Errors: 408 / 429 / 5xx and refused connections are retried (exponential backoff, up to
  * `maxRetries`), except a 408 from retrieve_future, which means the op is still running and
  * is polled again without limit; other 4xx and failed futures throw a TroupeError('policy') with the
- * server's message. Training ops of one model carry consecutive seq_ids (the server runs
- * them in that order), so several may be in flight at once (pipelining).
+ * server's message. Training ops of one model carry consecutive seq_ids and are submitted one
+ * after another (each POST once the previous one is acknowledged), so several may be in flight
+ * at once (pipelining) and every service runs them in call order.
  */
 import { TroupeError } from '../util/errors.js';
 import { RequestLimit } from './request-limit.js';
@@ -181,10 +182,19 @@ export class TinkerClient {
   }
 }
 
-/** One LoRA training model; its ops get consecutive seq_ids in call order. */
+/**
+ * One LoRA training model; its ops get consecutive seq_ids in call order, and each op's POST
+ * goes out only after the service acknowledged the previous one (it answers with a future id
+ * at once, so the ops still run back to back). Tinker runs a client's ops in seq_id order, but
+ * SkyRL tx runs them in the order their requests arrived: three POSTs sent together can arrive
+ * as optim_step, save_weights_for_sampler, forward_backward, which steps with no gradients and
+ * samples with the old weights.
+ */
 export class TinkerTrainingModel {
   private seq = 0;
   private weightChanges = 0;
+  /** The last op's submission, settled or not: the next one waits for it. */
+  private submitted: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly client: TinkerClient,
@@ -194,7 +204,7 @@ export class TinkerTrainingModel {
   /** Submits now (taking the next seq_id) and returns the pending result. */
   forwardBackward(data: readonly Datum[], lossFn: LossFnName, options: { config?: Record<string, number>; forwardOnly?: boolean } = {}): Promise<ForwardBackwardOutput> {
     const bytes = encodeForwardBackwardRequest({ model_id: this.modelId, seq_id: ++this.seq, data, loss_fn: lossFn, loss_fn_config: options.config ?? {}, forward_only: options.forwardOnly ?? false });
-    return this.client.submitProto('/forward_backward', bytes).then((id) => this.client.result(id, 'forward_backward')) as Promise<ForwardBackwardOutput>;
+    return this.inOrder(() => this.client.submitProto('/forward_backward', bytes)).then((id) => this.client.result(id, 'forward_backward')) as Promise<ForwardBackwardOutput>;
   }
 
   /**
@@ -236,7 +246,7 @@ export class TinkerTrainingModel {
 
   /** unload_model: the service frees the client; its sampler sessions may go with it. */
   async unload(): Promise<void> {
-    await this.client.result(await this.client.submit('/unload_model', { model_id: this.modelId }), 'json');
+    await this.client.result(await this.inOrder(() => this.client.submit('/unload_model', { model_id: this.modelId })), 'json');
   }
 
   /** A frozen copy of the current weights: a sampling session id, or with `name` a tinker:// sampler_weights path. */
@@ -247,7 +257,14 @@ export class TinkerTrainingModel {
 
   private op(route: string, body: Record<string, unknown>): Promise<unknown> {
     const seq_id = ++this.seq;
-    return this.client.submit(route, { model_id: this.modelId, seq_id, ...body }).then((id) => this.client.result(id, 'json'));
+    return this.inOrder(() => this.client.submit(route, { model_id: this.modelId, seq_id, ...body })).then((id) => this.client.result(id, 'json'));
+  }
+
+  /** Submits once the previous op's submission has settled (acknowledged or failed). */
+  private inOrder(send: () => Promise<string>): Promise<string> {
+    const sent = this.submitted.then(send);
+    this.submitted = sent.catch(() => undefined);
+    return sent;
   }
 }
 
