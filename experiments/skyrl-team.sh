@@ -78,7 +78,9 @@ if wants skyrl; then
   echo "SkyRL tx up in $(since "$start")"
   # At most 14 sampling requests at once: an evaluation's 400 at once exhausted the 15
   # connections of SkyRL tx's SQLite database, and it then answered 500 to every request.
-  train_through skyrl "http://127.0.0.1:$PORT" --set policy.tinker.concurrency=14
+  # SkyRL tx averages each datum's loss over its weights and the datums over the step:
+  # loss_reduction mean makes the learner send what gives Troupe's gradient there.
+  train_through skyrl "http://127.0.0.1:$PORT" --set policy.tinker.concurrency=14 --set policy.tinker.loss_reduction=mean
 fi
 
 # One line per run: held-out success before the first step and after the last, 95% intervals.

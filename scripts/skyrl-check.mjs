@@ -5,16 +5,19 @@
 //
 // MODEL_DIR is the base model's local folder (the tokenizer is read here; the service serves
 // the same folder under the same path). Checks that depend on an earlier one are skipped when
-// it failed. SKYRL_CHECK_ONLY=api skips the `troupe train` runs.
+// it failed. SKYRL_CHECK_ONLY=api skips the `troupe train` runs. LOSS_REDUCTION (default `mean`,
+// SkyRL tx's; `sum` for Tinker and `troupe serve --tinker`) is policy.tinker.loss_reduction.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTokenizer } from '../dist/src/engine/tokenizer/load-tokenizer.js';
+import { gradientDatums } from '../dist/src/policy/gradient-datums.js';
 import { TinkerPolicy } from '../dist/src/policy/tinker-policy.js';
 import { TinkerClient, TinkerSampler } from '../dist/src/tinker/tinker-client.js';
 import { runTraining } from '../dist/src/train/run-training.js';
 
 const [baseUrl, modelDir] = process.argv.slice(2);
+const reduction = process.env.LOSS_REDUCTION ?? 'mean';
 if (!baseUrl || !modelDir) throw new Error('usage: node scripts/skyrl-check.mjs BASE_URL MODEL_DIR');
 const tokenizer = readTokenizer(join(modelDir, 'tokenizer.json'));
 let failed = 0;
@@ -52,6 +55,8 @@ function datum(completion, weight) {
 }
 const completionLogprobs = (output, completion) => Array.from(output.logprobs.data).slice(prompt.length - 1, prompt.length - 1 + completion.length);
 const maxGap = (a, b) => Math.max(...a.map((x, i) => Math.abs(x - b[i])));
+/** optim_step's gradient norm: `grad_norm:mean` (Troupe's server), `skyrl.ai/grad_norm` (SkyRL tx); undefined if not reported. */
+const gradNormOf = (metrics = {}) => Object.entries(metrics).find(([k]) => k.includes('grad_norm'))?.[1];
 
 const client = await TinkerClient.connect({ baseUrl, apiKey: process.env.TINKER_API_KEY ?? 'tml-check', maxRetries: 2 });
 const models = (await client.capabilities()).map((m) => m.model_name);
@@ -161,6 +166,39 @@ await check('save_weights_for_sampler: the sampler samples with the trained weig
   return `max gap ${gap.toExponential(1)}`;
 });
 
+await check('forward_backward, optim_step and save_weights_for_sampler sent together run in call order', ['save_weights_for_sampler: the sampler samples with the trained weights'], async () => {
+  // Troupe's learner pipelines the three: the step must see the gradients and the sampler the step.
+  const seq = free[1].tokens;
+  const adam = { learning_rate: 0.02, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0, grad_clip_norm: 0 };
+  const [, step, id] = await Promise.all([model.forwardBackward([datum(seq, 1)], 'cross_entropy'), model.optimStep(adam), model.saveForSampler()]);
+  const norm = gradNormOf(step.metrics);
+  assert(!(norm === 0), `optim_step applied no gradients (grad norm ${norm}): it ran before the forward_backward sent with it`);
+  const trained = id.startsWith('tinker://') ? await client.createSampler({ modelPath: id }) : new TinkerSampler(client, id);
+  const r = await sampleOf(trained, { seed: 11 }, 1);
+  const out = await model.forwardBackward([datum(r.sequences[0].tokens, 1)], 'cross_entropy', { forwardOnly: true });
+  const gap = maxGap(completionLogprobs(out.loss_fn_outputs[0], r.sequences[0].tokens), r.sequences[0].logprobs);
+  assert(gap < 1e-3, `the sampler saved after the step differs from the stepped weights by ${gap}: it was saved before the step`);
+  return `grad norm ${norm ?? 'not reported'}, sampler gap ${gap.toExponential(1)}`;
+});
+
+await check(`policy gradient under loss_reduction ${reduction}: two datums give twice the gradient of one, as a sum`, ['forward: cross_entropy logprobs equal the sampler logprobs'], async () => {
+  // What the learner sends (gradient-datums.ts) must mean sum over datums of w * grad logprob
+  // whatever the service's own reduction. Learning rate 0: the weights stay; Adam only counts.
+  const seq = { promptIds: prompt, responseIds: free[2].tokens };
+  const scores = await model.forwardBackward([datum(free[2].tokens, 0)], 'cross_entropy', { forwardOnly: true });
+  const logprobs = Array.from(scores.loss_fn_outputs[0].logprobs.data);
+  const w = free[2].tokens.map((_, t) => (t % 2 === 0 ? 0.5 : -0.25));
+  const normOf = async (copies) => {
+    const { lossFn, data } = gradientDatums(Array(copies).fill(seq), Array(copies).fill(w), Array(copies).fill(logprobs), reduction);
+    const [, step] = await Promise.all([model.forwardBackward(data, lossFn), model.optimStep({ learning_rate: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0, grad_clip_norm: 0 })]);
+    return gradNormOf(step.metrics);
+  };
+  const [one, two] = [await normOf(1), await normOf(2)];
+  if (one === undefined || two === undefined) return 'the service reports no grad norm: not checked';
+  assert(Math.abs(two / one - 2) < 0.02, `grad norm ${one} for one datum, ${two} for two: a ratio of ${(two / one).toFixed(3)}, not 2; set policy.tinker.loss_reduction to the service's reduction`);
+  return `grad norm ${one.toPrecision(4)} for one datum, ${two.toPrecision(4)} for two`;
+});
+
 await check('save_weights / load_weights into a fresh training client: training state comes back', ['forward_backward + optim_step: cross_entropy with signed per-token weights (Troupe\'s policy gradient)'], async () => {
   // As on the Tinker service, SkyRL tx takes load_weights only as a model's first request
   // (after create_model): resuming means a fresh training client that loads the saved state.
@@ -191,7 +229,7 @@ if (process.env.SKYRL_CHECK_ONLY !== 'api') {
   // `troupe train` through the service: a two-role team (plan, tool) with one LoRA client per
   // role on one base, warm start off, a few tiny steps.
   const root = mkdtempSync(join(tmpdir(), 'troupe-skyrl-check-'));
-  const set = ['policy.kind=tinker', 'policy.map=lora', `policy.tinker.base_url=${baseUrl}`, `model.path=${modelDir}`, 'warm_start.enabled=false', 'model.lora.r=4', 'train.steps=2', 'train.warmup_steps=0', 'train.eval_every=0', 'train.eval_tasks=2', 'train.checkpoint_every=1', 'train.lr=0.02', 'rollout.k=2', 'rollout.tasks=2', 'rollout.max_tokens=8'];
+  const set = ['policy.kind=tinker', 'policy.map=lora', `policy.tinker.base_url=${baseUrl}`, `model.path=${modelDir}`, 'warm_start.enabled=false', 'model.lora.r=4', 'train.steps=2', 'train.warmup_steps=0', 'train.eval_every=0', 'train.eval_tasks=2', 'train.checkpoint_every=1', 'train.lr=0.02', 'rollout.k=2', 'rollout.tasks=2', 'rollout.max_tokens=8', `policy.tinker.loss_reduction=${reduction}`];
   const quiet = { write: () => true };
   const records = (dir) => readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.kind === 'train');
   const train = (dir, extra, options = {}) => runTraining({ config: 'examples/smoke.yaml', runDir: join(root, dir), stream: quiet, set: [...set, ...extra], ...options });

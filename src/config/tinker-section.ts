@@ -29,6 +29,14 @@ export const tinkerSection = z.strictObject({
    * prompt). SkyRL tx on its default SQLite database needs fewer than 15 (docs/distributed.md).
    */
   concurrency: z.number().int().min(1).default(64),
+  /**
+   * How the service reduces a datum's per-token losses: `sum` (the Tinker API as documented,
+   * `troupe serve --tinker`) or `mean` (SkyRL tx: each datum's loss divided by the sum of its
+   * weights, then averaged over the step's datums). The learner sends the request that gives
+   * Troupe's exact gradient under it; the wrong one trains on a distorted gradient
+   * (docs/distributed.md, "SkyRL tx").
+   */
+  loss_reduction: z.enum(['sum', 'mean']).default('sum'),
 });
 
 export type TinkerSection = z.output<typeof tinkerSection>;

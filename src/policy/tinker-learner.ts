@@ -8,7 +8,8 @@
  *      they must equal the sampler's (the stale-weight check of the embedded learner);
  *   2. Troupe's policy loss on those logprobs, here -> d(loss)/d(logprob) per token;
  *   3. `forward_backward` with `cross_entropy` and weights = -d(loss)/d(logprob) (the service
- *      backpropagates sum(-w * logprob), whose gradient is exactly Troupe's), then
+ *      backpropagates sum(-w * logprob), whose gradient is exactly Troupe's; on a service that
+ *      averages instead of summing, the same gradient another way: gradient-datums.ts), then
  *      `optim_step` with Troupe's AdamW settings, then `save_weights_for_sampler`:
  *      three requests sent back to back (pipelined; the service runs them in seq_id order).
  *
@@ -27,8 +28,9 @@
  * returns the logprob of the sampled token only, not the distribution (reported as null).
  */
 import { policyLoss, type PolicyLossOptions } from '../algo/policy-loss.js';
+import { gradientDatums, type LossReduction } from './gradient-datums.js';
 import type { TinkerTrainingModel } from '../tinker/tinker-client.js';
-import type { Datum, ForwardBackwardOutput } from '../tinker/types.js';
+import type { ForwardBackwardOutput } from '../tinker/types.js';
 import { TroupeError } from '../util/errors.js';
 
 /** One sampled response with its advantage (the embedded learner's TrainingSequence). */
@@ -53,6 +55,8 @@ export interface TinkerLearnerOptions {
    */
   readonly oldLogprobs?: 'auto' | 'sampler' | 'learner';
   readonly tisCap?: number;
+  /** How the service reduces a datum's per-token losses (gradient-datums.ts); default `sum`, the Tinker API's. */
+  readonly lossReduction?: LossReduction;
   /** AdamW moments; Troupe's defaults (not Tinker's) so that runs match embedded ones. */
   readonly beta1?: number;
   readonly beta2?: number;
@@ -74,18 +78,6 @@ export interface TinkerUpdateMetrics {
   readonly is_weight_max?: number;
   readonly is_weight_mean?: number;
   readonly is_truncated_fraction?: number;
-}
-
-/** prompt + response as a next-token datum whose weights are zero on the prompt. */
-function datum(s: TinkerTrainingSequence, responseWeights: ArrayLike<number>): Datum {
-  const tokens = [...s.promptIds, ...s.responseIds];
-  const n = tokens.length - 1;
-  const weights = new Float32Array(n);
-  weights.set(responseWeights, s.promptIds.length - 1);
-  return {
-    model_input: { chunks: [{ type: 'encoded_text', tokens: tokens.slice(0, -1) }] },
-    loss_fn_inputs: { target_tokens: { dtype: 'int64', shape: [n], data: tokens.slice(1) }, weights: { dtype: 'float32', shape: [n], data: weights } },
-  };
 }
 
 type Forwards = [ForwardBackwardOutput, ForwardBackwardOutput | undefined];
@@ -165,7 +157,7 @@ export class TinkerLearner {
 
   /** The policy's forward of the batch and (with a KL penalty) the reference's, sent together. */
   private forwards(usable: readonly TinkerTrainingSequence[]): Promise<Forwards> {
-    const unweighted = usable.map((s) => datum(s, []));
+    const unweighted = gradientDatums(usable, usable.map(() => []), [], 'sum').data; // weights 0: scores only
     return Promise.all([
       this.model.forwardBackward(unweighted, 'cross_entropy', { forwardOnly: true }),
       this.options.loss.klCoef !== 0 ? this.reference!.forwardBackward(unweighted, 'cross_entropy', { forwardOnly: true }) : undefined,
@@ -224,15 +216,17 @@ export class TinkerLearner {
       : policyLoss({ ...flat, refLogprobs_N }, this.options.loss);
     const weights = result.importance;
     let at = 0;
-    const data = usable.map((s) => {
+    const coefficients = usable.map((s) => {
       const w = new Float32Array(s.responseIds.length);
       for (let t = 0; t < w.length; t++, at++) w[t] = -result.dLogprobs_N[at]!;
-      return datum(s, w);
+      return w;
     });
+    const forwardLogprobs = usable.map((_, b) => forward.loss_fn_outputs[b]!.logprobs!.data);
+    const { lossFn, data } = gradientDatums(usable, coefficients, forwardLogprobs, this.options.lossReduction ?? 'sum');
     const o = this.options;
     const adam = { learning_rate: lr, beta1: o.beta1 ?? 0.9, beta2: o.beta2 ?? 0.999, eps: o.eps ?? 1e-8, weight_decay: o.weightDecay, grad_clip_norm: o.gradClip };
     // Pipelined: the three requests go out together and run in seq_id order.
-    const sent = Promise.all([this.model.forwardBackward(data, 'cross_entropy'), this.model.optimStep(adam), this.model.saveForSampler()]);
+    const sent = Promise.all([this.model.forwardBackward(data, lossFn), this.model.optimStep(adam), this.model.saveForSampler()]);
     optimCalled();
     const [, step, sampler] = await sent;
     const gradNorm = step.metrics?.['grad_norm:mean'];

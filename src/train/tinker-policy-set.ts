@@ -32,7 +32,7 @@ export async function buildTinkerPolicySet(options: { config: ResolvedConfig; ro
       const model = await create();
       if (members.size === 0) checkLoraAlpha(await model.info(), config, options.log);
       const policy = new TinkerPolicy({ id, tokenizer, prompting: options.prompting, contextLength, sampler: await samplerOf(client, await model.saveForSampler()) });
-      const learner = new TinkerLearner({ policyId: id, model, options: options.learner, reference });
+      const learner = new TinkerLearner({ policyId: id, model, options: { ...options.learner, lossReduction: config.policy.tinker!.loss_reduction }, reference });
       const useSampler = async (sampler: string) => policy.useSampler(await samplerOf(client, sampler));
       members.set(id, {
         backend: 'tinker',
