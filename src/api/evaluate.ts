@@ -2,9 +2,8 @@
  * `evaluate`: success on held-out tasks (the eval split, which training never sees), as
  * `troupe eval` measures it, for a run folder or a config.
  */
-import { runEval } from './run-eval.js';
+import { runEval, type EvalRunResult } from './run-eval.js';
 import type { AnyTaskDefinition } from '../envs/task-catalog.js';
-import type { EvalResult } from '../train/evaluate.js';
 import { TroupeError } from '../util/errors.js';
 import type { TroupeConfig } from '../config/troupe-config.js';
 
@@ -19,6 +18,13 @@ export interface EvaluateOptions {
   readonly set?: readonly string[];
   /** Number of held-out tasks (default the config's train.eval_tasks). */
   readonly count?: number;
+  /**
+   * Stops the evaluation early. With a signal the tasks are played `rollout.tasks` at a time
+   * (the config's batch); an abort lets the batch in flight finish, plays no other, and the
+   * promise resolves with the score of the tasks played (`n` of them) and `interrupted: true`.
+   * An abort before the call plays nothing (`n` 0). Never rejects because of the abort.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -45,9 +51,11 @@ export interface EvaluateResult {
   readonly source: string;
   /** The run's name. */
   readonly name: string;
+  /** True when `signal` stopped the evaluation before every task was played. */
+  readonly interrupted: boolean;
 }
 
-function camelCased(result: EvalResult & { readonly source: string; readonly name: string }): EvaluateResult {
+function camelCased(result: EvalRunResult): EvaluateResult {
   return {
     successRate: result.success_rate,
     ciLow: result.ci_low,
@@ -60,18 +68,24 @@ function camelCased(result: EvalResult & { readonly source: string; readonly nam
     ...(result.first_error === undefined ? {} : { firstError: result.first_error }),
     source: result.source,
     name: result.name,
+    interrupted: result.interrupted === true,
   };
 }
 
 /**
  * Scores a team on held-out tasks: success rate with a 95% Wilson interval, mean turns,
- * per-role rewards, parse failures and generation errors.
+ * per-role rewards, parse failures and generation errors. The event loop runs between
+ * batches; aborting `signal` resolves with the batches played so far (`interrupted: true`).
  *
  * @example
  * ```ts
  * import { evaluate } from 'troupe';
  * const score = await evaluate({ run: 'runs/guess', tasks: [guess] });
  * console.log(score.successRate, score.ciLow, score.ciHigh, score.n);
+ *
+ * // At most a minute: whatever was scored by then, with its (wider) interval.
+ * const quick = await evaluate({ run: 'runs/guess', tasks: [guess], count: 1000, signal: AbortSignal.timeout(60_000) });
+ * if (quick.interrupted) console.log(`scored ${quick.n} of 1000 tasks`);
  * ```
  */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
@@ -83,6 +97,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     ...(options.tasks === undefined ? {} : { definitions: options.tasks }),
     ...(options.set === undefined ? {} : { set: options.set }),
     ...(options.count === undefined ? {} : { tasks: options.count }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   return camelCased(result);
 }

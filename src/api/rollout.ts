@@ -17,13 +17,21 @@ export interface RolloutOptions {
   readonly count?: number;
   /** Also write the samples as JSON lines to this file. */
   readonly out?: string;
+  /**
+   * Stops the rollout early. With a signal the tasks are played `rollout.tasks` at a time (the
+   * config's batch); an abort lets the batch in flight finish, plays no other, and the promise
+   * resolves with the samples of the tasks played and `interrupted: true` (`out` holds those).
+   * Never rejects because of the abort.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export type RolloutResult = RolloutRunResult;
 
 /**
  * Plays tasks with the config's sampling mode and policies; the same config and seed give the
- * same samples.
+ * same samples (with a signal, the tasks played give the same samples as without). The event
+ * loop runs between batches; aborting `signal` resolves with the batches played so far.
  *
  * @example
  * ```ts
@@ -40,5 +48,6 @@ export function rollout(options: RolloutOptions): Promise<RolloutResult> {
     ...(options.set === undefined ? {} : { set: options.set }),
     ...(options.count === undefined ? {} : { tasks: options.count }),
     ...(options.out === undefined ? {} : { out: options.out }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
 }

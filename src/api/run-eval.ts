@@ -14,7 +14,7 @@ import { readConfig } from '../config/read-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
 import type { AnyTaskDefinition } from '../envs/task-catalog.js';
 import { taskOf } from '../config/task-of-config.js';
-import { evaluate, type EvalResult } from '../train/evaluate.js';
+import { evaluateStoppable, type EvalResult } from '../train/evaluate.js';
 import { playingPolicies } from '../train/playing-policies.js';
 import { watchPolicies } from '../train/progress/eval-progress.js';
 import { TroupeError } from '../util/errors.js';
@@ -30,9 +30,17 @@ export interface EvalRunOptions {
   readonly tasks?: number;
   /** Progress lines while the team plays (default none). */
   readonly progress?: { readonly stream: { write(text: string): unknown; readonly isTTY?: boolean }; readonly everyMs: number };
+  /**
+   * Stops the evaluation: with a signal the tasks are played `rollout.tasks` at a time (the
+   * config's batch), and an abort scores the batches already played.
+   */
+  readonly signal?: AbortSignal;
 }
 
-export async function runEval(options: EvalRunOptions): Promise<EvalResult & { source: string; name: string }> {
+/** What runEval returns; `interrupted` is there only when the signal stopped it early. */
+export type EvalRunResult = EvalResult & { source: string; name: string; interrupted?: true };
+
+export async function runEval(options: EvalRunOptions): Promise<EvalRunResult> {
   const target = options.target;
   const isRun = typeof target === 'string' && existsSync(target) && statSync(target).isDirectory();
   const configPath = isRun ? join(target, 'config.yaml') : target;
@@ -47,7 +55,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalResult & { s
   const watch = watchPolicies(players.policyFor, { label: `eval ${config.name}`, everyMs: options.progress?.everyMs ?? 0, ...(options.progress ? { stream: options.progress.stream } : {}) });
   const policyFor = watch.policyFor;
   try {
-    const result = await evaluate({
+    const { result, interrupted } = await evaluateStoppable({
       team,
       source: task.createSource(taskOptions(config), config.seed),
       policyFor,
@@ -55,11 +63,12 @@ export async function runEval(options: EvalRunOptions): Promise<EvalResult & { s
       tasks: options.tasks ?? config.train.eval_tasks,
       temperature: config.train.eval_temperature,
       seed: config.seed,
+      ...(options.signal === undefined ? {} : { signal: options.signal, batch: config.rollout.tasks }),
     });
     if (watch.allFailed()) {
       throw new TroupeError('policy', `every one of the ${watch.counts().completions} completions failed to generate (${source}), so there is no score; the first error: ${result.first_error ?? '(no reason given)'}`);
     }
-    return { ...result, source, name: config.name };
+    return { ...result, source, name: config.name, ...(interrupted ? { interrupted: true as const } : {}) };
   } finally {
     watch.stop();
     dispose?.();

@@ -15,7 +15,7 @@ import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-opti
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import type { AnyTaskDefinition } from '../envs/task-catalog.js';
 import { taskOf } from '../config/task-of-config.js';
-import { rollout } from '../rollout/rollout.js';
+import { rolloutInBatches } from '../rollout/rollout-in-batches.js';
 import { sampleToJson } from '../rollout/sample-json.js';
 import type { EpisodeStats, Sample } from '../rollout/types.js';
 import { summarizeRollout, type RolloutSummary } from '../rollout/summarize-rollout.js';
@@ -37,6 +37,11 @@ export interface RolloutRunOptions {
   readonly tasks?: number;
   /** Where the summary goes. Default: stdout, or stderr when the samples go to stdout. */
   readonly print?: (text: string) => void;
+  /**
+   * Stops the rollout: with a signal the tasks are played `rollout.tasks` at a time (the
+   * config's batch), and an abort keeps the batches already played.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface RolloutRunResult {
@@ -48,6 +53,8 @@ export interface RolloutRunResult {
   /** Every sample (advantages set), as written to `out`. */
   readonly samples: readonly Sample[];
   readonly episodes: readonly EpisodeStats[];
+  /** True when the signal stopped the rollout before every task was played. */
+  readonly interrupted: boolean;
 }
 
 export async function runRollout(options: RolloutRunOptions): Promise<RolloutRunResult> {
@@ -59,16 +66,19 @@ export async function runRollout(options: RolloutRunOptions): Promise<RolloutRun
   const task = taskOf(config);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
   const players = await playingPolicies(config, task, team.roles.map((r) => r.name));
-  const { samples, episodes } = await rollout({
-    team,
-    source: task.createSource(taskOptions(config), config.seed),
-    tasks: Array.from({ length: count }, (_, i) => i),
-    split: 'train',
-    policyFor: players.policyFor,
-    options: rolloutOptions(config),
-    seed: config.seed,
-    step: 0,
-  }).finally(() => players.dispose?.());
+  const { samples, episodes, played, interrupted } = await rolloutInBatches(
+    {
+      team,
+      source: task.createSource(taskOptions(config), config.seed),
+      tasks: Array.from({ length: count }, (_, i) => i),
+      split: 'train',
+      policyFor: players.policyFor,
+      options: rolloutOptions(config),
+      seed: config.seed,
+      step: 0,
+    },
+    options.signal === undefined ? { batch: count } : { batch: config.rollout.tasks, signal: options.signal },
+  ).finally(() => players.dispose?.());
   const advantages = computeAdvantages(regroup(samples, config.advantage.group_by), config.advantage.estimator, {
     filterZeroVariance: config.advantage.filter_zero_variance,
   });
@@ -79,14 +89,14 @@ export async function runRollout(options: RolloutRunOptions): Promise<RolloutRun
 
   const summary = summarizeRollout(samples, episodes);
   const print = options.print ?? ((text: string) => (toStdout ? process.stderr : process.stdout).write(text));
-  print(formatSummary(config, summary, count, toStdout ? 'stdout' : (options.out ?? '(no file)'), advantages));
-  return { config, summary, groups: advantages.groups, droppedGroups: advantages.droppedGroups, droppedSamples: advantages.droppedSamples, samples: advantages.samples, episodes };
+  print(formatSummary(config, summary, interrupted ? `${played} of ${count}` : String(count), toStdout ? 'stdout' : (options.out ?? '(no file)'), advantages));
+  return { config, summary, groups: advantages.groups, droppedGroups: advantages.droppedGroups, droppedSamples: advantages.droppedSamples, samples: advantages.samples, episodes, interrupted };
 }
 
 function formatSummary(
   config: ResolvedConfig,
   s: RolloutSummary,
-  tasks: number,
+  tasks: string,
   out: string,
   adv: { groups: number; droppedGroups: number; droppedSamples: number },
 ): string {

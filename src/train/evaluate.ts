@@ -6,7 +6,7 @@
  */
 import type { Env, TaskSource, Team } from '../envs/types.js';
 import type { Policy } from '../policy/types.js';
-import { rollout } from '../rollout/rollout.js';
+import { rolloutInBatches } from '../rollout/rollout-in-batches.js';
 import type { RolloutOptions } from '../rollout/types.js';
 
 export interface EvalResult {
@@ -35,7 +35,7 @@ export function wilsonInterval(successes: number, n: number, z = 1.959964): { lo
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
-export async function evaluate<E extends Env>(options: {
+export interface EvalInput<E extends Env> {
   team: Team<E>;
   source: TaskSource<E>;
   policyFor: (role: string) => Policy;
@@ -43,18 +43,32 @@ export async function evaluate<E extends Env>(options: {
   tasks: number;
   temperature: number;
   seed: number;
-}): Promise<EvalResult> {
+  /** Stops between batches: the batch in flight finishes and is scored, no other is played. */
+  signal?: AbortSignal;
+  /** Tasks per batch (default all at once: one batch, which nothing can stop half-way). */
+  batch?: number;
+}
+
+export async function evaluate<E extends Env>(options: EvalInput<E>): Promise<EvalResult> {
+  return (await evaluateStoppable(options)).result;
+}
+
+/** `evaluate`, also saying whether `signal` stopped it before every task was played. */
+export async function evaluateStoppable<E extends Env>(options: EvalInput<E>): Promise<{ result: EvalResult; interrupted: boolean }> {
   const indices = Array.from({ length: options.source.size === undefined ? options.tasks : Math.min(options.tasks, options.source.size) }, (_, i) => i);
-  const { samples, episodes } = await rollout({
-    team: options.team,
-    source: options.source,
-    tasks: indices,
-    split: 'eval',
-    policyFor: options.policyFor,
-    options: { ...options.rollout, mode: 'tree', k: 1, temperature: options.temperature },
-    seed: options.seed,
-    step: 0,
-  });
+  const { samples, episodes, interrupted } = await rolloutInBatches(
+    {
+      team: options.team,
+      source: options.source,
+      tasks: indices,
+      split: 'eval',
+      policyFor: options.policyFor,
+      options: { ...options.rollout, mode: 'tree', k: 1, temperature: options.temperature },
+      seed: options.seed,
+      step: 0,
+    },
+    { batch: options.batch ?? Math.max(1, indices.length), ...(options.signal === undefined ? {} : { signal: options.signal }) },
+  );
   const successes = episodes.filter((e) => e.success).length;
   const firstError = samples.find((s) => s.finish_reason === 'error')?.failure;
   const { low, high } = wilsonInterval(successes, episodes.length);
@@ -64,7 +78,7 @@ export async function evaluate<E extends Env>(options: {
     const mean = (f: (s: (typeof mine)[number]) => number) => (mine.length === 0 ? 0 : mine.reduce((a, s) => a + f(s), 0) / mine.length);
     roles[role] = { reward: mean((s) => s.reward.total), local: mean((s) => s.reward.local), global: mean((s) => s.reward.global) };
   }
-  return {
+  const result: EvalResult = {
     success_rate: episodes.length === 0 ? 0 : successes / episodes.length,
     ci_low: low,
     ci_high: high,
@@ -75,4 +89,5 @@ export async function evaluate<E extends Env>(options: {
     generation_errors: episodes.reduce((a, e) => a + e.generation_errors, 0),
     ...(firstError === undefined ? {} : { first_error: firstError }),
   };
+  return { result, interrupted };
 }
