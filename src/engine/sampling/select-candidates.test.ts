@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Rng } from '../../util/rng.js';
 import { sampleToken, type SamplingParams, type TokenChoice } from './sample-token.js';
 import { topKIds } from './select-candidates.js';
+import { idsByLogit } from './radix-order.js';
 
 /**
  * The truncated sampler as it was before candidate selection: sort every id, most likely
@@ -107,4 +108,15 @@ test('topKIds: the k best ids, most likely first, lower id first on ties', () =>
   assert.deepEqual(topKIds(logits, 2), [1, 2]);
   assert.deepEqual(topKIds(logits, 4), [1, 2, 5, 4]);
   assert.deepEqual(topKIds(logits, 8), [1, 2, 5, 4, 8, 0, 6, 7]);
+});
+
+test('idsByLogit: the comparator sort order, from bits (ties, signed zeros, infinities, denormals)', () => {
+  const rng = new Rng(35);
+  for (let row = 0; row < 60; row++) {
+    const logits = randomRow(rng, 1 + rng.int(5000), row % 4);
+    if (row % 5 === 0) logits[0] = 1e-45; // denormals, either side of the zeros
+    if (row % 5 === 0 && logits.length > 1) logits[1] = -1e-45;
+    const want = Array.from({ length: logits.length }, (_, i) => i).sort((a, b) => logits[b]! - logits[a]! || a - b);
+    assert.deepEqual(Array.from(idsByLogit(logits)), want, `row ${row}`);
+  }
 });
