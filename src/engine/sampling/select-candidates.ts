@@ -5,12 +5,12 @@
  * lower id first), keep the first k, weigh each kept token by exp(logit / T - max), then keep
  * the shortest prefix whose weights (summed in that order) reach p of the total. Sorting 151,936
  * ids with a comparator costs ~120 ms a token; this file gets the same ids, in the same order,
- * with the same float64 weights and sums, by sorting only what is kept:
+ * with the same float64 weights and sums, sorting less or more cheaply:
  *
  * - top-k: a bounded heap of the k best ids in one pass over the row, then those k sorted.
  * - top-p without top-k: the total is a float64 sum over the whole row in sorted order, so
  *   every id is still sorted, but by a stable radix sort of the logits' bits (radix-order.ts,
- *   ~10x cheaper than the comparator), which gives exactly the comparator's order.
+ *   linear in the vocabulary), which gives exactly the comparator's order.
  *
  * A row with a NaN has no consistent order (the comparator is not one), so it keeps the old
  * full sort, whose result then depends on the sort algorithm alone.
