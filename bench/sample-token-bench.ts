@@ -1,6 +1,7 @@
 // CPU time of sampleToken on one row of a Qwen3-sized vocabulary (151,936 logits): what the
 // rollout pays per sampled token outside the kernels, at temperature 1 without top-k / top-p
-// (the GRPO default) and with top-k 50.
+// (the GRPO default) and with top-k and / or top-p, which select their candidates without
+// sorting the whole row.
 // Run: npx tsc -p tsconfig.json && node dist/bench/sample-token-bench.js [--vocab 151936] [--runs 7] [--tokens 32]
 import { loadavg } from 'node:os';
 import { flag } from './process-stats.js';
@@ -29,8 +30,14 @@ function msPerToken(params: SamplingParams): { median: number; min: number; max:
 
 const loadAverage = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 console.log(`sampleToken, vocab ${vocab}, ${tokens} tokens a run, median of ${runs} runs (CPU ms a token); load ${loadAverage()}`);
-for (const [label, params] of [['temperature 1', { temperature: 1, topK: 0, topP: 1 }], ['temperature 1, top-k 50', { temperature: 1, topK: 50, topP: 1 }]] as const) {
+const settings: [string, SamplingParams][] = [
+  ['temperature 1', { temperature: 1, topK: 0, topP: 1 }],
+  ['temperature 1, top-k 50', { temperature: 1, topK: 50, topP: 1 }],
+  ['temperature 1, top-p 0.9', { temperature: 1, topK: 0, topP: 0.9 }],
+  ['temperature 0.7, top-k 50, top-p 0.9', { temperature: 0.7, topK: 50, topP: 0.9 }],
+];
+for (const [label, params] of settings) {
   const { median, min, max } = msPerToken(params);
-  console.log(`${label.padEnd(24)} ${median.toFixed(2)} ms (${min.toFixed(2)}-${max.toFixed(2)})`);
+  console.log(`${label.padEnd(38)} ${median.toFixed(2)} ms (${min.toFixed(2)}-${max.toFixed(2)})`);
 }
 console.log(`load at the end ${loadAverage()}`);

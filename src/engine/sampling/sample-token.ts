@@ -16,6 +16,7 @@
  * top-k = 1 pick the same token.
  */
 import type { Rng } from '../../util/rng.js';
+import { selectCandidates } from './select-candidates.js';
 
 export interface SamplingParams {
   /** 0 = greedy (argmax). */
@@ -93,21 +94,8 @@ export function sampleToken(logits: Float32Array, params: SamplingParams, rng: R
   const T = params.temperature;
   const truncates = (params.topK > 0 && params.topK < V) || params.topP < 1;
   if (!truncates) return sampleWholeRow(logits, T, rng, scoreTemperature);
-  // Most likely first; equal logits keep the lower id first.
-  let candidates: number[] = Array.from({ length: V }, (_, i) => i);
-  candidates.sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b);
-  if (params.topK > 0 && params.topK < V) candidates = candidates.slice(0, params.topK);
-  let max = -Infinity;
-  for (const i of candidates) max = Math.max(max, (logits[i] as number) / T);
-  let weights = candidates.map((i) => Math.exp((logits[i] as number) / T - max));
-  if (params.topP < 1) {
-    const total = weights.reduce((a, b) => a + b, 0);
-    let cumulative = 0;
-    let keep = 0;
-    while (keep < weights.length && (keep === 0 || cumulative < params.topP * total)) cumulative += weights[keep++] as number;
-    candidates = candidates.slice(0, keep);
-    weights = weights.slice(0, keep);
-  }
+  // The same ids, order and weights as sorting the row most likely first (select-candidates.ts).
+  const { ids: candidates, weights } = selectCandidates(logits, T, params.topK, params.topP);
   const total = weights.reduce((a, b) => a + b, 0);
   let u = rng.next() * total;
   // Fallback for rounding leaving u just above the sum: the last token with any weight.
