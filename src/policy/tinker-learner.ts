@@ -11,7 +11,8 @@
  *      backpropagates sum(-w * logprob), whose gradient is exactly Troupe's; on a service that
  *      averages instead of summing, the same gradient another way: gradient-datums.ts), then
  *      `optim_step` with Troupe's AdamW settings, then `save_weights_for_sampler`:
- *      three requests sent back to back (pipelined; the service runs them in seq_id order).
+ *      three requests sent back to back (pipelined: the client submits each once the previous
+ *      one is acknowledged, so every service runs them in call order).
  *
  * Asynchronous training knows the next batch while an update runs: `prefetch` sends its forwards
  * (step 1 above) right after this update's optim_step, and the next `update` takes them when they
@@ -225,7 +226,7 @@ export class TinkerLearner {
     const { lossFn, data } = gradientDatums(usable, coefficients, forwardLogprobs, this.options.lossReduction ?? 'sum');
     const o = this.options;
     const adam = { learning_rate: lr, beta1: o.beta1 ?? 0.9, beta2: o.beta2 ?? 0.999, eps: o.eps ?? 1e-8, weight_decay: o.weightDecay, grad_clip_norm: o.gradClip };
-    // Pipelined: the three requests go out together and run in seq_id order.
+    // Pipelined: called together; the client submits them in call order without waiting for results.
     const sent = Promise.all([this.model.forwardBackward(data, lossFn), this.model.optimStep(adam), this.model.saveForSampler()]);
     optimCalled();
     const [, step, sampler] = await sent;
