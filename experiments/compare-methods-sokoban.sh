@@ -2,7 +2,7 @@
 # TROUPE_THREADS=1 bash experiments/compare-methods-sokoban.sh [CONFIG] [OUT_DIR]
 #   (defaults: examples/sokoban-train.yaml runs/exp-sokoban; docs/lab/sokoban.md)
 #
-# Issue 4, experiment 1 on Sokoban: a copy of compare-methods.sh with Sokoban's own step and
+# Experiment 1 on Sokoban: a copy of compare-methods.sh with Sokoban's own step and
 # task counts (chosen so every variant spends about the same number of samples; the single
 # agent writes one answer a turn where the team writes two, and K = 4 independent episodes
 # a task where the tree spends K branches per node). One run at a time (2 shared cores):

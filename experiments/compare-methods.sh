@@ -2,7 +2,7 @@
 # bash experiments/compare-methods.sh [CONFIG] [OUT_DIR]
 #   (defaults: examples/plan-path-train.yaml runs/exp-plan-path; docs/lab/plan-path-6x6.md section 3)
 #
-# Issue 4, experiments 1 to 3 on one task: the same config trained several ways, one after
+# Experiments 1 to 3 on one task: the same config trained several ways, one after
 # the other (2 CPU cores: never two at once), then one table of held-out success (95% Wilson
 # intervals), samples spent and wall time. Every run uses the config's seed and
 # train.steps=$STEPS (default 100); only the named keys change. The step and task counts

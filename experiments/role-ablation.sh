@@ -2,7 +2,7 @@
 # bash experiments/role-ablation.sh [CONFIG] [OUT_DIR]
 #   (defaults: examples/plan-path-train.yaml runs/exp-roles; docs/lab/plan-path-6x6.md section 3)
 #
-# Issue 4, experiment 2 (SEEDS.md's Plan-Path ablations) with one model per role
+# Experiment 2 (the Plan-Path role ablations) with one model per role
 # (policy.map: per-role), every run from the same warm-started team base, seed from CONFIG,
 # train.steps=$STEPS (default 100):
 #   joint        both roles trained together (AT-GRPO)

@@ -1,5 +1,5 @@
 // npx tsx experiments/turns-over-training.ts runs/plan-path-train [BUCKET_STEPS]
-// Issue 4 experiment 2 (third part): turns per episode and per-role rewards over training,
+// Experiment 2 (third part): turns per episode and per-role rewards over training,
 // averaged over buckets of RL steps (train records), next to the held-out evals.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -12,7 +12,7 @@
 //   node scripts/consumer-test.mjs --wasm     # only the TROUPE_NO_NATIVE=1 install
 //   KEEP=1 node scripts/consumer-test.mjs     # keep the temporary folder for a look
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -163,6 +163,9 @@ function project(name, env) {
   const install = run(`${name}: npm install troupe tarball`, npm, ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--foreground-scripts'], { cwd: app, env });
   const line = `${install.out}\n${install.err}`.split('\n').find((l) => l.startsWith('troupe: native backend'));
   check(line !== undefined, `${name}: the install says which backend: ${line ?? '(no line)'}`);
+  // A TypeScript project has typescript among its devDependencies (troupe transpiles a .ts
+  // tasks.module with it where Node cannot strip types): the repository's own copy stands in.
+  symlinkSync(join(root, 'node_modules', 'typescript'), join(app, 'node_modules', 'typescript'), 'dir');
   for (const file of ['relay.ts', 'relay.yaml', 'train-relay.ts']) copyFileSync(join(root, 'examples', 'relay', file), join(app, file));
   writeFileSync(join(app, 'all-exports.ts'), "import * as troupe from 'troupe';\nexport const names: string[] = Object.keys(troupe);\n");
   writeFileSync(join(app, 'abort-relay.ts'), ABORT);
@@ -204,8 +207,8 @@ function trainBoth(app, name, env) {
   const evaluated = JSON.parse(run(`${name}: troupe eval`, bin, ['eval', 'runs/relay-cli', '--json'], { cwd: app, env }).out);
   const base = baseSuccess(join(app, 'runs', 'relay-cli'));
   check(evaluated.success_rate > base + 0.1, `${name}: CLI run: held-out success ${base} (base) -> ${evaluated.success_rate}`);
-  // tasks.module may name the TypeScript file itself when troupe runs under tsx.
-  writeFileSync(join(app, 'relay-ts.yaml'), readFileSync(join(app, 'relay.yaml'), 'utf8').replace('module: ./relay.js', 'module: ./relay.ts'));
+  // Under tsx, Node imports the TypeScript module itself (no transpiling by troupe).
+  writeFileSync(join(app, 'relay-ts.yaml'), readFileSync(join(app, 'relay.yaml'), 'utf8'));
   const tsx = join(root, 'node_modules', '.bin', 'tsx');
   const played = run(`${name}: tsx troupe rollout relay-ts.yaml`, tsx, [join(app, 'node_modules', 'troupe', 'dist', 'src', 'cli', 'main.js'), 'rollout', 'relay-ts.yaml', '--set', 'policy.kind=scripted', '--set', 'policy.skill=1', '--tasks', '4', '--out', '-'], { cwd: app, env });
   check(played.out.trim().split('\n').length === 4 * 8 * 2, `${name}: tasks.module ./relay.ts plays under tsx (${played.out.trim().split('\n').length} samples)`);

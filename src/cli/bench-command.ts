@@ -214,7 +214,7 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<Eng
   };
 }
 
-/** The human-readable report: machine, load, then one row per figure with the target. */
+/** The human-readable report: machine, load, then one row per figure with its target. */
 export function formatEngineBench(r: EngineBenchResult): string {
   const m = r.model;
   const rows: Array<[string, string, string, string, string]> = [

@@ -43,7 +43,7 @@ export interface ModelBenchOptions {
   readonly backend?: BackendName;
   readonly threads?: number;
   readonly progress?: (line: string) => void;
-  /** Scales the work down for tests (default the sizes). */
+  /** Scales the work down for tests (default: the benchmark's full sizes). */
   readonly sizes?: ModelBenchSizes;
 }
 

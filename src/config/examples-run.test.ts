@@ -1,15 +1,14 @@
 // Every example config runs as shipped: the command on its first line (`# npx troupe rollout
 // examples/x.yaml [--set key=value]`) is run through the public API with overrides that only
 // shrink it (fewer tasks, branches, turns and steps), so a config the schema accepts but the
-// run refuses, a dataset or `tasks.module` that is not there, or a task that breaks on its
-// options fails here instead of for a user. Examples whose task runs programs skip where the
+// run refuses, a dataset or `tasks.module` that is not there (a TypeScript module loads as
+// shipped), or a task that breaks on its options fails here instead of for a user. Examples whose task runs programs skip where the
 // code sandbox cannot run (one reason line, as the sandbox's own tests do).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import YAML from 'yaml';
-import ts from 'typescript';
 import { repoRoot } from '../util/repo-root.test-helper.js';
 import { testDir } from '../util/test-dir.test-helper.js';
 import { sandboxSkip, sandboxSkipFor } from '../sandbox/sandbox-skip.test-helper.js';
@@ -34,27 +33,6 @@ function commandOf(path: string): { verb: 'rollout' | 'train'; set: string[] } {
   assert.ok(match, `${relative(root, path)}: the first line should be the command that runs it (# npx troupe rollout|train <file> ...), got ${JSON.stringify(first)}`);
   assert.equal(basename(match[2]!), basename(path), `${relative(root, path)}: its command names another file`);
   return { verb: match[1] as 'rollout' | 'train', set: [...match[3]!.matchAll(/--set (\S+)/g)].map((m) => m[1]!) };
-}
-
-/**
- * The config to run. A `tasks.module` written in TypeScript is shipped as its `.ts` source and
- * named by the `.js` it compiles to (Node 20 cannot import TypeScript): when only the source is
- * there, it is compiled (types stripped, nothing checked) next to a copy of the config, inside
- * the package so that its `import ... from 'troupe'` resolves. A module with neither file is
- * left as it is, for the run to fail on.
- */
-function runnableConfig(path: string): string {
-  const module = (YAML.parse(readFileSync(path, 'utf8')) as { tasks?: { module?: unknown } }).tasks?.module;
-  if (typeof module !== 'string' || !module.endsWith('.js')) return path;
-  const target = resolve(dirname(path), module);
-  const source = target.replace(/\.js$/, '.ts');
-  if (existsSync(target) || !existsSync(source)) return path;
-  const into = join(root, 'dist', relative(root, dirname(path)), 'as-shipped');
-  mkdirSync(dirname(join(into, module)), { recursive: true });
-  const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } });
-  writeFileSync(join(into, module), outputText);
-  copyFileSync(path, join(into, basename(path)));
-  return join(into, basename(path));
 }
 
 /** Why an example cannot run here (its task runs programs and there is no sandbox), or false. */
@@ -99,7 +77,7 @@ describe('examples', { concurrency: 4 }, () => {
     const name = relative(root, path);
     const command = commandOf(path);
     test(`${name} runs as shipped (troupe ${command.verb}, made small)`, { skip: skipReason(path, command.set) }, async () => {
-      const config = runnableConfig(path);
+      const config = path;
       if (command.verb === 'rollout') {
         const played = await rollout({ config, set: [...command.set, ...SMALL_ROLLOUT], count: 1 });
         assert.ok(played.summary.episodes >= 1, `${name}: no episode played`);

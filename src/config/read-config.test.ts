@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { testDir } from '../util/test-dir.test-helper.js';
@@ -57,11 +57,15 @@ test('a missing module, one without a task as default export, and a TypeScript m
   writeFileSync(join(dir, 'tasks', 'plain.mjs'), 'export default { name: "x" };\n');
   writeFileSync(join(dir, 'plain.yaml'), 'tasks:\n  module: ./tasks/plain.mjs\n');
   assert.match(await configError(() => readConfig({ config: join(dir, 'plain.yaml') })), /its default export is not a task definition: task "x" has no createSource, createTeam, scripted/);
-  writeFileSync(join(dir, 'tasks', 'typed.ts'), 'export default {};\n');
+  writeFileSync(join(dir, 'tasks', 'typed.ts'), 'const task: { name: string } = { name: "typed" };\nexport default task;\n');
   writeFileSync(join(dir, 'typed.yaml'), 'tasks:\n  module: ./tasks/typed.ts\n');
+  // A TypeScript module imports (transpiled where Node cannot strip types), then is judged as any module.
   const typed = await configError(() => readConfig({ config: join(dir, 'typed.yaml') }));
-  // Under tsx the .ts file imports (and then fails as no task definition); under plain Node it cannot.
-  assert.match(typed, /Node cannot import TypeScript by itself; run troupe under tsx|its default export is not a task definition/);
+  assert.match(typed, /^tasks.module "\.\/tasks\/typed.ts": its default export is not a task definition: task "typed" has no/);
+  writeFileSync(join(dir, 'tasks', 'broken.ts'), 'export default { name: ;\n');
+  writeFileSync(join(dir, 'broken.yaml'), 'tasks:\n  module: ./tasks/broken.ts\n');
+  assert.match(await configError(() => readConfig({ config: join(dir, 'broken.yaml') })), /^tasks.module "\.\/tasks\/broken.ts": importing it failed: /);
+  assert.deepEqual(readdirSync(join(dir, 'tasks')).filter((f) => f.endsWith('.mjs') && f.startsWith('.')), [], 'no transpiled file is left beside the source');
 });
 
 test('tasks given in code: a config object without a tasks section plays the one task given', async () => {

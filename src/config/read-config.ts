@@ -17,6 +17,7 @@ import { builtInCatalog, notATaskDefinition, type AnyTaskDefinition, type TaskCa
 import { TroupeError } from '../util/errors.js';
 import { applyOverrides, parseOverride } from './apply-overrides.js';
 import { flattenOverrides } from './flatten-overrides.js';
+import { importTypeScript } from './import-typescript.js';
 import type { ConfigOverrides, TroupeConfig } from './troupe-config.js';
 import { parseConfigText } from './load-config.js';
 import { resolveConfig, type ResolvedConfig } from './resolve-config.js';
@@ -43,13 +44,17 @@ export async function importTaskModule(path: string, shown: string): Promise<Any
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const hint =
-      code === 'ERR_MODULE_NOT_FOUND' && !/Cannot find package/.test(String((error as Error).message))
-        ? `no such file ${path} (the path is relative to the config file)`
-        : code === 'ERR_UNKNOWN_FILE_EXTENSION' && ['.ts', '.mts', '.cts'].includes(extname(path))
-          ? 'Node cannot import TypeScript by itself; run troupe under tsx (npx tsx node_modules/troupe/dist/src/cli/main.js ...) or compile the task to .mjs'
+    // Node without type stripping (20, 22 before 22.18): transpile it here.
+    if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && ['.ts', '.mts'].includes(extname(path))) module = await importTypeScript(path, shown).catch((cause: unknown) => {
+      throw cause instanceof TroupeError ? cause : new TroupeError('config', `tasks.module ${shown}: importing it failed: ${(cause as Error).message.split('\n')[0]}`, { cause });
+    });
+    else {
+      const hint =
+        code === 'ERR_MODULE_NOT_FOUND' && !/Cannot find package/.test(String((error as Error).message))
+          ? `no such file ${path} (the path is relative to the config file)`
           : `importing it failed: ${(error as Error).message.split('\n')[0]}`;
-    throw new TroupeError('config', `tasks.module ${shown}: ${hint}`, { cause: error });
+      throw new TroupeError('config', `tasks.module ${shown}: ${hint}`, { cause: error });
+    }
   }
   const problem = notATaskDefinition(module.default);
   if (problem !== undefined) throw new TroupeError('config', `tasks.module ${shown}: its default export is not a task definition: ${problem} (export default defineTask({...}))`);

@@ -15,8 +15,10 @@
  *     sandbox uid), mount a /proc that shows only this PID namespace;
  *  3. pivot_root into the new root and detach the old one, so the host tree is unreachable;
  *  4. fork the program: rlimits (CPU, data segment, process count, file size, open files,
- *     no core dumps), drop all groups and capabilities by switching to the sandbox uid,
- *     set no_new_privs, then exec node, or run a Python program in the forked interpreter;
+ *     no core dumps), drop all groups and capabilities by switching to the sandbox uid (or,
+ *     rootless, where the user namespace has only uid 0: lock the securebits so that uid 0
+ *     never regains a capability, empty the bounding, ambient and permitted sets), set
+ *     no_new_privs, then exec node, or run a Python program in the forked interpreter;
  *  5. as PID 1, reap every process, enforce the wall-clock limit with SIGALRM, and when the
  *     program ends kill and reap everything left in the namespace (kill(-1) from PID 1
  *     reaches every other process of the namespace); report one JSON line on fd 3.
@@ -60,6 +62,10 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 28, 47, 4
+# NOROOT, NO_SETUID_FIXUP, KEEP_CAPS (off), NO_CAP_AMBIENT_RAISE, each with its lock bit set.
+SECURE_NO_ROOT = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x40 | 0x80
+ST_FLAGS = 1 | 2 | 4 | 8  # statvfs ST_RDONLY, ST_NOSUID, ST_NODEV, ST_NOEXEC: the same bits as MS_*
 PIVOT_ROOT = {'x86_64': 155, 'amd64': 155, 'aarch64': 41, 'arm64': 41}
 
 def to_json(value):
@@ -101,6 +107,10 @@ def bind(src, dst, device=False):
         open(target, 'a').close()
     mount(src, target, None, MS_BIND | MS_REC)
     flags = MS_BIND | MS_REMOUNT | MS_NOSUID | (0 if device else MS_NODEV | MS_RDONLY)
+    if cfg['rootless']:
+        # In a user namespace the host mount's own restrictions (noexec /dev, ...) are locked:
+        # a remount must keep them, or it fails with EPERM.
+        flags |= os.statvfs(target).f_flag & ST_FLAGS
     mount(None, target, None, flags)
 
 for dst, target in cfg['symlinks']:
@@ -125,11 +135,35 @@ def copy_tree(src, dst):
             os.chown(target, uid, gid)
 
 copy_tree(cfg['input'], box)
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
+
+class CapData(ctypes.Structure):
+    _fields_ = [('effective', ctypes.c_uint32), ('permitted', ctypes.c_uint32), ('inheritable', ctypes.c_uint32)]
+
+def drop_capabilities():
+    # Root of a user namespace holds every capability there: give them all up for good.
+    if libc.prctl(PR_SET_SECUREBITS, SECURE_NO_ROOT, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), 'prctl securebits')
+    cap = 0
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), (CapData * 2)()) != 0:
+        raise OSError(ctypes.get_errno(), 'capset')
 os.makedirs(root + '/tmp', mode=0o777, exist_ok=True)
 os.chmod(root + '/tmp', 0o1777)
 os.makedirs(root + '/proc', exist_ok=True)
 # hidepid=2: the program cannot see the init (root) or read its arguments.
 mount('proc', root + '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC, 'hidepid=2')
+if cfg['rootless']:
+    # The program owns the tmpfs root here (uid 0 of the namespace made it): only /box and /tmp
+    # stay writable, as bind mounts of themselves, and the root mount becomes read-only.
+    for writable in (box, root + '/tmp'):
+        mount(writable, writable, None, MS_BIND)
+        mount(None, writable, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+    mount(None, root, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 machine = os.uname().machine
 nr = PIVOT_ROOT.get(machine)
@@ -159,9 +193,12 @@ if pid == 0:
         else:
             os.close(3)
         os.closerange(4, 1024)
-        os.setgroups([])
-        os.setgid(gid)
-        os.setuid(uid)
+        if cfg['rootless']:
+            drop_capabilities()
+        else:
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), 'prctl no_new_privs')
         os.chdir('/box')

@@ -1,10 +1,10 @@
 /**
  * Finds what the sandbox needs on this machine, once per Sandbox: `unshare` (util-linux),
- * root privileges, the real path of `python3` (following pyenv-style shims) and of node, and
+ * root privileges or else unprivileged user namespaces (`rootless`), the real path of `python3` (following pyenv-style shims) and of node, and
  * the host paths the sandboxed root must show read-only so that those interpreters start.
  * Anything missing is a `TroupeError('sandbox')` naming the missing piece and the fix.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { TroupeError } from '../util/errors.js';
@@ -12,6 +12,12 @@ import { TroupeError } from '../util/errors.js';
 /** Everything run-program.ts needs to know about the host. */
 export interface HostSetup {
   readonly unshare: string;
+  /**
+   * True when Troupe is not root: the sandbox then starts in a user namespace of its own where
+   * the init is root of that namespace only (the unprivileged user outside), and the program
+   * keeps that uid with every capability dropped instead of switching to a sandbox uid.
+   */
+  readonly rootless: boolean;
   /** Real path of the python3 executable (used for the init process and Python programs). */
   readonly python: string;
   /** Real path of the node executable (for JavaScript programs). */
@@ -58,6 +64,21 @@ function prefixOutsideUsr(dir: string): string | undefined {
   return dir === '/usr' || dir.startsWith('/usr/') ? undefined : dir;
 }
 
+/** `unshare` from PATH (or /usr/bin), if installed. */
+export function findUnshare(): string | undefined {
+  return findOnPath('unshare') ?? (existsSync('/usr/bin/unshare') ? '/usr/bin/unshare' : undefined);
+}
+
+/**
+ * Whether this (non-root) process may create the namespaces the sandbox uses, inside a user
+ * namespace of its own: tried once with `true` (a few milliseconds), since kernels, sysctls,
+ * seccomp filters and AppArmor each may forbid it and none says so up front.
+ */
+export function userNamespacesWork(unshare: string): boolean {
+  const tried = spawnSync(unshare, ['--user', '--map-root-user', '--mount', '--pid', '--net', '--ipc', '--uts', '--fork', 'true'], { stdio: 'ignore', timeout: 20_000 });
+  return tried.status === 0;
+}
+
 export function probeHost(options: ProbeOptions = {}): HostSetup {
   if (process.platform !== 'linux') {
     throw new TroupeError(
@@ -65,15 +86,16 @@ export function probeHost(options: ProbeOptions = {}): HostSetup {
       `the code sandbox needs Linux namespaces; this is '${process.platform}'. Run Troupe's code tasks on Linux (a container is fine).`,
     );
   }
-  if (process.getuid?.() !== 0) {
-    throw new TroupeError(
-      'sandbox',
-      `the code sandbox must run as root (uid 0) to create namespaces and drop to an unprivileged uid; this process has uid ${process.getuid?.()}. Run Troupe as root inside a container or VM.`,
-    );
-  }
-  const unshare = findOnPath('unshare') ?? (existsSync('/usr/bin/unshare') ? '/usr/bin/unshare' : undefined);
+  const unshare = findUnshare();
   if (!unshare) {
     throw new TroupeError('sandbox', `'unshare' was not found on PATH; install util-linux (apt-get install -y util-linux).`);
+  }
+  const rootless = process.getuid?.() !== 0;
+  if (rootless && !userNamespacesWork(unshare)) {
+    throw new TroupeError(
+      'sandbox',
+      `the code sandbox needs root (uid 0) or unprivileged user namespaces to create its namespaces; this process has uid ${process.getuid?.()} and '${unshare} --user --map-root-user --mount --pid --fork true' fails here. Run Troupe as root inside a container or VM, or allow user namespaces (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or the AppArmor userns restriction).`,
+    );
   }
   const pythonCommand = options.python ?? 'python3';
   let pythonInfo: { executable: string; prefixes: string[] };
@@ -113,6 +135,7 @@ export function probeHost(options: ProbeOptions = {}): HostSetup {
   symlinks.push(['/dev/stdout', '/proc/self/fd/1'], ['/dev/stderr', '/proc/self/fd/2']);
   return {
     unshare,
+    rootless,
     python,
     node,
     binds: [...binds],

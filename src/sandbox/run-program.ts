@@ -2,7 +2,8 @@
  * Runs one program in a fresh sandbox (no queueing: sandbox.ts adds the concurrency limit).
  *
  * Process tree: Troupe -> `unshare` (new mount/net/IPC/UTS namespaces, and a new PID
- * namespace for its children) exec'ing stage 0 -> init (PID 1, trusted Python from
+ * namespace for its children; without root, first a user namespace that maps only its uid 0
+ * to Troupe's user) exec'ing stage 0 -> init (PID 1, trusted Python from
  * init-script.ts) -> the program as the sandbox uid. Killing stage 0 SIGKILLs the init
  * (PDEATHSIG), and the kernel then kills every process left in the PID namespace, so the
  * backstop and output-cap kills never leave survivors either.
@@ -36,6 +37,8 @@ interface InitConfig {
   devices: readonly string[];
   uid: number;
   gid: number;
+  /** In a user namespace of its own (HostSetup.rootless): keep uid 0 there and drop every capability. */
+  rootless: boolean;
   rlimits: Record<string, number | [number, number]>;
   argv: string[];
   /** Path of the Python program to run in the forked init, or null to exec `argv`. */
@@ -125,8 +128,10 @@ export async function runProgram(
       binds: host.binds,
       symlinks: host.symlinks,
       devices: host.devices,
-      uid,
-      gid: uid,
+      // Rootless, only uid 0 of the namespace exists (mapped to the unprivileged user outside).
+      uid: host.rootless ? 0 : uid,
+      gid: host.rootless ? 0 : uid,
+      rootless: host.rootless,
       rlimits: {
         RLIMIT_CPU: [cpuSeconds, cpuSeconds + 1],
         RLIMIT_DATA: limits.memoryMb * MIB,
@@ -166,7 +171,7 @@ function execute(
   // library program needs), -B writes no bytecode, and PYTHONHASHSEED=0 makes str hashing
   // (set and dict-of-str iteration order) the same on every run. No -I: it would ignore
   // PYTHONHASHSEED; the init drops the current directory from sys.path itself.
-  const args = ['--mount', '--pid', '--net', '--ipc', '--uts', '--'];
+  const args = [...(host.rootless ? ['--user', '--map-root-user'] : []), '--mount', '--pid', '--net', '--ipc', '--uts', '--'];
   args.push(host.python, '-S', '-B', '-c', INIT_SCRIPT, toPythonLiteral(config));
   const child = spawn(host.unshare, args, {
     stdio: ['pipe', 'pipe', 'pipe', 'pipe', request.channel ? 'pipe' : 'ignore'],
@@ -234,7 +239,7 @@ function execute(
         reject(
           new TroupeError(
             'sandbox',
-            `the sandbox could not be set up (${raw.setupError}). The sandbox needs root and Linux namespaces (unshare --mount --pid --net); see docs/sandbox.md.`,
+            `the sandbox could not be set up (${raw.setupError}). The sandbox needs Linux namespaces (unshare --mount --pid --net, as root or in a user namespace); see docs/sandbox.md.`,
           ),
         );
         return;
@@ -243,7 +248,7 @@ function execute(
         reject(
           new TroupeError(
             'sandbox',
-            `the sandbox ended without a report (stderr: ${stderr.tail().slice(-500) || 'empty'}). Check that 'unshare --mount --pid --net --fork true' works as root here; see docs/sandbox.md.`,
+            `the sandbox ended without a report (stderr: ${stderr.tail().slice(-500) || 'empty'}). Check that 'unshare ${host.rootless ? '--user --map-root-user ' : ''}--mount --pid --net --fork true' works here; see docs/sandbox.md.`,
           ),
         );
         return;

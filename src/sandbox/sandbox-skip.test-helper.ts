@@ -1,9 +1,11 @@
 // The skip reason of a test that runs programs in the code sandbox, where this host lacks what
-// the sandbox needs: Linux, root (it creates namespaces and drops to an unprivileged uid),
-// util-linux's `unshare`, a `python3` on PATH. Only presence is checked, nothing is started: a
-// slow start on a busy machine is not a missing capability (the test then runs and says so).
+// the sandbox needs: Linux, util-linux's `unshare`, a `python3` on PATH, and either root or
+// unprivileged user namespaces (the one thing started here: `unshare --user ... true`, a few
+// milliseconds, since only trying tells whether the kernel and its policies allow it). A slow
+// start on a busy machine is not a missing capability (the test then runs and says so).
 // One wording per cause, so the summary line of `npm test` counts the skipped tests under it.
 import { existsSync } from 'node:fs';
+import { findUnshare, userNamespacesWork } from './probe-host.js';
 
 function onPath(command: string): boolean {
   return (process.env.PATH ?? '/usr/bin:/bin').split(':').some((dir) => dir !== '' && existsSync(`${dir}/${command}`));
@@ -11,9 +13,10 @@ function onPath(command: string): boolean {
 
 function probe(): false | string {
   if (process.platform !== 'linux') return `no code sandbox: it needs Linux namespaces; this is ${process.platform}`;
-  if (process.getuid?.() !== 0) return 'no code sandbox: it must run as root (uid 0) to create namespaces and drop to an unprivileged uid';
-  if (!onPath('unshare') && !existsSync('/usr/bin/unshare')) return "no code sandbox: 'unshare' (util-linux) is not installed";
+  const unshare = findUnshare();
+  if (unshare === undefined) return "no code sandbox: 'unshare' (util-linux) is not installed";
   if (!onPath('python3')) return 'no code sandbox: python3 is not on PATH';
+  if (process.getuid?.() !== 0 && !userNamespacesWork(unshare)) return 'no code sandbox: not root, and this host does not allow unprivileged user namespaces';
   return false;
 }
 

@@ -44,10 +44,26 @@ test('the program runs as an unprivileged uid with no capabilities or groups', {
   );
   assert.equal(r.reason, 'ok');
   const [uid, gid, groups, capEff] = r.stdout.trim().split(' ');
+  assert.equal(capEff, '0000000000000000');
+  if (sandbox.hostSetup().rootless) {
+    // Without root: uid 0 of a user namespace that maps it to this (unprivileged) user only.
+    assert.deepEqual([uid, gid], ['0', '0']);
+    return;
+  }
   assert.ok(isSandboxUid(Number(uid)), `uid ${uid} should be a sandbox uid`);
   assert.equal(gid, uid);
   assert.equal(groups, '[]');
-  assert.equal(capEff, '0000000000000000');
+});
+
+test('without root the program is this user outside, and holds no capability nor any way back to one', { skip: sandboxSkip || (process.getuid?.() === 0 && 'runs only without root (as root the sandbox switches uid instead)') }, async () => {
+  const r = await py(
+    'import os\nst = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines())\nprint(open("/proc/self/uid_map").read().split(), [st[k].strip() for k in ("CapEff", "CapPrm", "CapInh", "CapBnd", "CapAmb", "NoNewPrivs")])',
+  );
+  assert.equal(r.reason, 'ok', r.stderr);
+  const zero = '0000000000000000';
+  assert.equal(r.stdout.trim(), `['0', '${process.getuid?.()}', '1'] ['${zero}', '${zero}', '${zero}', '${zero}', '${zero}', '1']`);
+  const js = await sandbox.run({ language: 'javascript', code: 'console.log(require("fs").readFileSync("/proc/self/status", "utf8").match(/^CapEff:\\s+(\\w+)/m)[1])' });
+  assert.equal(js.stdout.trim(), zero, 'an exec as uid 0 regains nothing (securebits NOROOT)');
 });
 
 test('a syntax error ends with reason error', { skip: sandboxSkip }, async () => {

@@ -51,7 +51,8 @@ export function bodyObject<S extends z.core.$ZodLooseShape>(shape: S) {
   return z.looseObject(shape, { error: (issue) => `the request body must be a JSON object, got ${describe(issue.input, 40)}` });
 }
 
-function pathText(path: readonly PropertyKey[]): string {
+/** A zod issue path as a client writes it: `messages[0].content`. */
+export function pathText(path: readonly PropertyKey[]): string {
   return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join('');
 }
 

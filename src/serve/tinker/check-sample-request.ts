@@ -1,6 +1,7 @@
 /**
- * asample's body, checked against the model and the server's limits before it is queued: a
- * typed 400 naming the field for any wrong type, out-of-range value or over-long request.
+ * asample's body as a zod schema, checked against the model and the server's limits before it
+ * is queued: a typed 400 naming the field for any wrong type, out-of-range value or over-long
+ * request.
  *
  *   const checked = checkSampleRequest(body, base, limits);   // then sample(base, adapter, checked, seed)
  *
@@ -10,10 +11,10 @@
  * and only what fits is sampled. A sample ends at any of the model's stop tokens (the tokenizer's
  * EOS and generation_config.json's eos_token_id) and at each `stop` string or token id given.
  */
+import { z } from 'zod';
 import type { GenerateRequest } from '../../engine/sampling/types.js';
 import { LIMIT_FLAGS, type TinkerLimits } from './limits.js';
-import { bool, describe, int, isObject, num, object, type Body } from './request-fields.js';
-import { badField } from './tinker-api-error.js';
+import { describe, finite, flag, integer, isObject, optional, parseTinker, section, withDefault, type Body } from './request-fields.js';
 
 /** max_tokens when the request gives none (vLLM's default). */
 export const DEFAULT_MAX_TOKENS = 16;
@@ -37,72 +38,94 @@ export interface CheckedSampleRequest {
   readonly topkPromptLogprobs: number;
 }
 
-/** A ModelInput's tokens: every chunk `encoded_text` with integer ids inside the vocabulary. */
-export function modelInputTokens(value: unknown, field: string, vocab: number): number[] {
-  const chunks = isObject(value) ? value.chunks : undefined;
-  if (!Array.isArray(chunks)) throw badField(field, 'must be a ModelInput {chunks: [{type: "encoded_text", tokens: [...]}]}');
-  const tokens: number[] = [];
-  chunks.forEach((chunk: unknown, c) => {
-    if (!isObject(chunk) || (chunk.type !== undefined && chunk.type !== 'encoded_text')) {
-      throw badField(`${field}.chunks[${c}]`, `only {type: "encoded_text", tokens: [...]} chunks are supported, got ${describe(isObject(chunk) ? chunk.type : chunk)}`);
-    }
-    if (!Array.isArray(chunk.tokens)) throw badField(`${field}.chunks[${c}].tokens`, `must be a list of token ids, got ${describe(chunk.tokens)}`);
-    for (const t of chunk.tokens as unknown[]) {
-      if (typeof t !== 'number' || !Number.isInteger(t) || t < 0 || t >= vocab) throw badField(field, `token id ${describe(t)} is outside the vocabulary 0..${vocab - 1}`);
-      tokens.push(t);
-    }
-  });
-  return tokens;
+/** A token id of a vocabulary of `vocab` entries. */
+function tokenId(vocab: number) {
+  return z.number({ error: (issue) => `token id ${describe(issue.input)} is outside the vocabulary 0..${vocab - 1}` }).int().min(0).max(vocab - 1);
 }
 
-function stops(params: Body, vocab: number): { strings: string[]; ids: number[] } {
-  const value = params.stop;
-  if (value === undefined || value === null) return { strings: [], ids: [] };
-  const list: unknown[] = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [value];
-  if (list.every((s) => typeof s === 'string')) {
-    if (list.some((s) => s === '')) throw badField('sampling_params.stop', 'stop strings must not be empty');
-    return { strings: list as string[], ids: [] };
-  }
-  const bad = list.find((t) => typeof t !== 'number' || !Number.isInteger(t) || t < 0 || t >= vocab);
-  if (bad !== undefined) throw badField('sampling_params.stop', `must be a string, a list of strings or a list of token ids in 0..${vocab - 1}; got ${describe(bad)}`);
-  return { strings: [], ids: list as number[] };
+const ONLY_TEXT = 'only {type: "encoded_text", tokens: [...]} chunks are supported';
+
+/** A ModelInput `{chunks: [{type: "encoded_text", tokens: [...]}]}`, read as its token ids in order. */
+export function modelInput(vocab: number) {
+  const chunk = z
+    .looseObject({ type: z.unknown().optional() }, { error: (issue) => `${ONLY_TEXT}, got ${describe(issue.input)}` })
+    .refine((c) => c.type === undefined || c.type === 'encoded_text', { error: (issue) => `${ONLY_TEXT}, got ${describe(isObject(issue.input) ? issue.input.type : issue.input)}`, abort: true })
+    .pipe(z.looseObject({ type: z.unknown().optional(), tokens: z.array(tokenId(vocab), { error: (issue) => `must be a list of token ids, got ${describe(issue.input)}` }) }));
+  const chunks = z.array(chunk, { error: (issue) => `must be a list of {type: "encoded_text", tokens: [...]} chunks, got ${describe(issue.input)}` });
+  return z
+    .looseObject({ chunks }, { error: () => 'must be a ModelInput {chunks: [{type: "encoded_text", tokens: [...]}]}' })
+    .transform((input) => input.chunks.flatMap((c) => c.tokens));
 }
+
+/** `stop`: a string, a list of strings, or stop token ids (one or a list). */
+function stopField(vocab: number) {
+  const id = z.number().int().min(0).max(vocab - 1);
+  const forms = z.union([z.string(), z.array(z.string()), id, z.array(id)], {
+    error: (issue) => `must be a string, a list of strings or a list of token ids in 0..${vocab - 1}; got ${describe(issue.input)}`,
+  });
+  return optional(forms.refine((s) => s !== '' && !(Array.isArray(s) && (s as unknown[]).includes('')), { error: 'stop strings must not be empty' })).transform((value) => {
+    const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+    return list.every((s) => typeof s === 'string') ? { strings: list as string[], ids: [] } : { strings: [], ids: list as number[] };
+  });
+}
+
+function sampleBody(model: SampleModelFacts, limits: TinkerLimits) {
+  const { vocab, context } = model;
+  return z
+    .looseObject({
+      prompt: modelInput(vocab),
+      prompt_logprobs: withDefault(flag, false),
+      topk_prompt_logprobs: withDefault(integer({ min: 0, max: MAX_TOPK_PROMPT_LOGPROBS }), 0),
+      num_samples: withDefault(integer({ min: 1, max: limits.maxNumSamples, maxIs: `this server's ${LIMIT_FLAGS.maxNumSamples}` }), 1),
+      sampling_params: section({
+        max_tokens: withDefault(integer({ min: 1, max: limits.maxTokens, maxIs: `this server's ${LIMIT_FLAGS.maxTokens}` }), DEFAULT_MAX_TOKENS),
+        temperature: withDefault(finite({ min: 0, max: 100 }), 1),
+        top_p: withDefault(finite({ above: 0, max: 1 }), 1),
+        top_k: withDefault(integer({ min: -1, max: vocab }), -1),
+        seed: optional(integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
+        stop: stopField(vocab),
+      }),
+    })
+    .superRefine((body, ctx) => {
+      const refuse = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+      const n = body.prompt.length;
+      const maxTokens = body.sampling_params.max_tokens;
+      const scoring = body.prompt_logprobs || body.topk_prompt_logprobs > 0;
+      if (n === 0) refuse(['prompt'], 'has no tokens; give at least one');
+      else if (n > context) refuse(['prompt'], `has ${n} tokens; the model's context is ${context}`);
+      else if (n + maxTokens > context && !scoring) {
+        refuse(['sampling_params', 'max_tokens'], `the prompt has ${n} tokens and max_tokens is ${maxTokens}: ${n + maxTokens} tokens exceed the model's context of ${context}; ask for at most ${Math.max(0, context - n)} new tokens or shorten the prompt`);
+      }
+      if (body.sampling_params.top_k === 0) refuse(['sampling_params', 'top_k'], 'must be -1 (no limit) or a positive integer, got 0');
+    });
+}
+
+/** One schema per limits and model shape (a server has few), built on first use. */
+const schemas = new WeakMap<TinkerLimits, Map<string, ReturnType<typeof sampleBody>>>();
 
 export function checkSampleRequest(body: Body, model: SampleModelFacts, limits: TinkerLimits): CheckedSampleRequest {
-  const { vocab, context } = model;
-  const prompt = modelInputTokens(body.prompt, 'prompt', vocab);
-  if (prompt.length === 0) throw badField('prompt', 'has no tokens; give at least one');
-  const promptLogprobs = bool(body, 'prompt_logprobs', 'prompt_logprobs', false);
-  const topkPromptLogprobs = int(body, 'topk_prompt_logprobs', 'topk_prompt_logprobs', { min: 0, max: MAX_TOPK_PROMPT_LOGPROBS, fallback: 0 });
-  const scoring = promptLogprobs || topkPromptLogprobs > 0;
-  if (prompt.length > context) throw badField('prompt', `has ${prompt.length} tokens; the model's context is ${context}`);
-  const n = int(body, 'num_samples', 'num_samples', { min: 1, max: limits.maxNumSamples, maxIs: `this server's ${LIMIT_FLAGS.maxNumSamples}`, fallback: 1 });
-  const p = object(body, 'sampling_params', 'sampling_params');
-  const maxTokens = int(p, 'sampling_params.max_tokens', 'max_tokens', { min: 1, max: limits.maxTokens, maxIs: `this server's ${LIMIT_FLAGS.maxTokens}`, fallback: DEFAULT_MAX_TOKENS });
-  if (prompt.length + maxTokens > context && !scoring) {
-    throw badField('sampling_params.max_tokens', `the prompt has ${prompt.length} tokens and max_tokens is ${maxTokens}: ${prompt.length + maxTokens} tokens exceed the model's context of ${context}; ask for at most ${Math.max(0, context - prompt.length)} new tokens or shorten the prompt`);
-  }
-  const temperature = num(p, 'sampling_params.temperature', 'temperature', { min: 0, max: 100, fallback: 1 });
-  const topP = num(p, 'sampling_params.top_p', 'top_p', { above: 0, max: 1, fallback: 1 });
-  const topK = int(p, 'sampling_params.top_k', 'top_k', { min: -1, max: vocab, fallback: -1 });
-  if (topK === 0) throw badField('sampling_params.top_k', 'must be -1 (no limit) or a positive integer, got 0');
-  const seed = p.seed === undefined || p.seed === null ? undefined : int(p, 'sampling_params.seed', 'seed', { min: 0, max: Number.MAX_SAFE_INTEGER });
-  const stop = stops(p, vocab);
+  const byModel = schemas.get(limits) ?? new Map<string, ReturnType<typeof sampleBody>>();
+  schemas.set(limits, byModel);
+  const key = `${model.vocab}/${model.context}`;
+  let schema = byModel.get(key);
+  if (!schema) byModel.set(key, (schema = sampleBody(model, limits)));
+  const request = parseTinker(schema, body);
+  const { prompt, sampling_params: p } = request;
   // The model's own stop tokens end a sample whatever `stop` adds (vLLM's rule, unless ignore_eos).
-  const stopIds = [...new Set([...model.stopIds, ...stop.ids])];
+  const stopIds = [...new Set([...model.stopIds, ...p.stop.ids])];
   return {
     prompt,
-    promptLogprobs,
-    topkPromptLogprobs,
-    ...(seed === undefined ? {} : { seed }),
+    promptLogprobs: request.prompt_logprobs,
+    topkPromptLogprobs: request.topk_prompt_logprobs,
+    ...(p.seed === undefined ? {} : { seed: p.seed }),
     generate: {
       promptIds: prompt,
-      n,
-      maxTokens: Math.min(maxTokens, context - prompt.length),
-      temperature,
-      topP,
-      topK: topK === -1 ? 0 : topK,
-      ...(stop.strings.length ? { stop: stop.strings } : {}),
+      n: request.num_samples,
+      maxTokens: Math.min(p.max_tokens, model.context - prompt.length),
+      temperature: p.temperature,
+      topP: p.top_p,
+      topK: p.top_k === -1 ? 0 : p.top_k,
+      ...(p.stop.strings.length ? { stop: p.stop.strings } : {}),
       stopIds,
     },
   };

@@ -1,17 +1,17 @@
 /**
  * The JSON training requests of the Tinker API (create_model, optim_step, save_weights,
- * save_weights_for_sampler, load_weights), checked field by field before anything is queued:
+ * save_weights_for_sampler, load_weights) as zod schemas, checked before anything is queued:
  * a typed 400 naming the field, never a value that reaches the engine and becomes NaN.
  *
  *   const adam = checkAdamParams(body);          // finite, beta in [0, 1), eps > 0, ...
  *   const name = checkpointName(body, 'path');   // [A-Za-z0-9._-], at most 128 characters
  */
+import { z } from 'zod';
 import type { LlamaConfig } from '../../engine/model/llama-config.js';
 import { linearShape } from '../../engine/model/llama-params.js';
 import { DEFAULT_ADAM, TINKER_ATTENTION_MODULES, TINKER_MLP_MODULES, type AdamParams, type LoraConfigWire } from '../../tinker/types.js';
 import { LIMIT_FLAGS, type TinkerLimits } from './limits.js';
-import { bool, num, object, int, optionalInt, describe, type Body } from './request-fields.js';
-import { badField } from './tinker-api-error.js';
+import { describe, finite, flag, integer, optional, parseTinker, section, withDefault, type Body } from './request-fields.js';
 
 /** Longest checkpoint name save_weights accepts. */
 export const MAX_CHECKPOINT_NAME = 128;
@@ -20,19 +20,28 @@ const CHECKPOINT_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 
 /** create_model's lora_config; the rank is bounded by the server's limit. */
+function loraConfigSchema(limits: TinkerLimits) {
+  return section({
+    rank: withDefault(integer({ min: 1, max: limits.maxLoraRank, maxIs: `this server's ${LIMIT_FLAGS.maxLoraRank}` }), 32),
+    seed: optional(integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
+    train_unembed: withDefault(flag, true),
+    train_mlp: withDefault(flag, true),
+    train_attn: withDefault(flag, true),
+  }).refine((c) => c.train_attn || c.train_mlp || c.train_unembed, {
+    message: 'train_attn, train_mlp and train_unembed are all false, so the adapter would train nothing; enable at least one',
+  });
+}
+
+const loraBodies = new WeakMap<TinkerLimits, ReturnType<typeof loraBodySchema>>();
+function loraBodySchema(limits: TinkerLimits) {
+  return z.looseObject({ lora_config: loraConfigSchema(limits) });
+}
+
 export function checkLoraConfig(body: Body, limits: TinkerLimits): LoraConfigWire {
-  const lora = object(body, 'lora_config', 'lora_config');
-  const rank = int(lora, 'lora_config.rank', 'rank', { min: 1, max: limits.maxLoraRank, maxIs: `this server's ${LIMIT_FLAGS.maxLoraRank}`, fallback: 32 });
-  const seed = optionalInt(lora, 'lora_config.seed', 'seed', { min: 0, max: Number.MAX_SAFE_INTEGER });
-  const config: LoraConfigWire = {
-    rank,
-    ...(seed === undefined ? {} : { seed }),
-    train_unembed: bool(lora, 'lora_config.train_unembed', 'train_unembed', true),
-    train_mlp: bool(lora, 'lora_config.train_mlp', 'train_mlp', true),
-    train_attn: bool(lora, 'lora_config.train_attn', 'train_attn', true),
-  };
-  if (!config.train_attn && !config.train_mlp && !config.train_unembed) throw badField('lora_config', 'train_attn, train_mlp and train_unembed are all false, so the adapter would train nothing; enable at least one');
-  return config;
+  let schema = loraBodies.get(limits);
+  if (!schema) loraBodies.set(limits, (schema = loraBodySchema(limits)));
+  const { seed, ...config } = parseTinker(schema, body).lora_config;
+  return { ...config, ...(seed === undefined ? {} : { seed }) };
 }
 
 /** Bytes one adapter of this shape holds: its A and B, and (training) their gradients and two Adam moments. */
@@ -44,31 +53,44 @@ export function adapterBytes(config: LlamaConfig, lora: LoraConfigWire, training
 }
 
 /** optim_step's adam_params: every field finite and in the range where Adam is defined. */
+const adamBody = z.looseObject({
+  adam_params: section({
+    learning_rate: withDefault(finite({ min: 0, max: 1 }), DEFAULT_ADAM.learning_rate),
+    beta1: withDefault(finite({ min: 0, below: 1 }), DEFAULT_ADAM.beta1),
+    beta2: withDefault(finite({ min: 0, below: 1 }), DEFAULT_ADAM.beta2),
+    eps: withDefault(finite({ above: 0, max: 1 }), DEFAULT_ADAM.eps),
+    weight_decay: withDefault(finite({ min: 0 }), DEFAULT_ADAM.weight_decay),
+    grad_clip_norm: withDefault(finite({ min: 0 }), DEFAULT_ADAM.grad_clip_norm),
+  }).superRefine(({ learning_rate: lr, weight_decay: wd }, ctx) => {
+    // Decoupled decay multiplies each weight by 1 - lr * wd: at >= 1 it zeroes or flips every weight.
+    if (lr * wd >= 1) {
+      ctx.addIssue({ code: 'custom', path: ['weight_decay'], message: `${wd} with learning_rate ${lr} would scale every weight by 1 - lr * weight_decay = ${1 - lr * wd}; keep lr * weight_decay < 1` });
+    }
+  }),
+});
+
 export function checkAdamParams(body: Body): AdamParams {
-  const p = object(body, 'adam_params', 'adam_params');
-  const field = (key: keyof AdamParams) => `adam_params.${key}`;
-  const learning_rate = num(p, field('learning_rate'), 'learning_rate', { min: 0, max: 1, fallback: DEFAULT_ADAM.learning_rate });
-  const beta1 = num(p, field('beta1'), 'beta1', { min: 0, below: 1, fallback: DEFAULT_ADAM.beta1 });
-  const beta2 = num(p, field('beta2'), 'beta2', { min: 0, below: 1, fallback: DEFAULT_ADAM.beta2 });
-  const eps = num(p, field('eps'), 'eps', { above: 0, max: 1, fallback: DEFAULT_ADAM.eps });
-  const weight_decay = num(p, field('weight_decay'), 'weight_decay', { min: 0, fallback: DEFAULT_ADAM.weight_decay });
-  const grad_clip_norm = num(p, field('grad_clip_norm'), 'grad_clip_norm', { min: 0, fallback: DEFAULT_ADAM.grad_clip_norm });
-  // Decoupled decay multiplies each weight by 1 - lr * wd: at >= 1 it zeroes or flips every weight.
-  if (learning_rate * weight_decay >= 1) throw badField(field('weight_decay'), `${weight_decay} with learning_rate ${learning_rate} would scale every weight by 1 - lr * weight_decay = ${1 - learning_rate * weight_decay}; keep lr * weight_decay < 1`);
-  return { learning_rate, beta1, beta2, eps, weight_decay, grad_clip_norm };
+  return parseTinker(adamBody, body).adam_params;
 }
 
 /** A checkpoint name (save_weights `path`): letters, digits, `.`, `_`, `-`; at most 128 characters. */
+const name = z
+  .string({ error: (issue) => `must be a checkpoint name (a string), got ${describe(issue.input)}` })
+  .refine((value) => value.length > 0 && value.length <= MAX_CHECKPOINT_NAME, { error: (issue) => `must be 1 to ${MAX_CHECKPOINT_NAME} characters long, got ${(issue.input as string).length}`, abort: true })
+  .refine((value) => CHECKPOINT_NAME.test(value), { error: (issue) => `${describe(issue.input)} may use only letters, digits, '.', '_' and '-' (not first: '.' or '-'); it becomes the last part of a tinker:// path` });
+
+const nameBodies = new Map<string, z.ZodType<{ [key: string]: string | undefined }>>();
+
 export function checkpointName(body: Body, key: string): string | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw badField(key, `must be a checkpoint name (a string), got ${describe(value)}`);
-  if (value.length === 0 || value.length > MAX_CHECKPOINT_NAME) throw badField(key, `must be 1 to ${MAX_CHECKPOINT_NAME} characters long, got ${value.length}`);
-  if (!CHECKPOINT_NAME.test(value)) throw badField(key, `${describe(value)} may use only letters, digits, '.', '_' and '-' (not first: '.' or '-'); it becomes the last part of a tinker:// path`);
-  return value;
+  let schema = nameBodies.get(key);
+  if (!schema) nameBodies.set(key, (schema = z.looseObject({ [key]: optional(name) })));
+  return parseTinker(schema, body)[key];
 }
 
 /** save_weights' ttl_seconds: absent/null (kept until deleted) or a positive whole number of seconds. */
+export const ttlField = optional(integer({ min: 1, max: MAX_TTL_SECONDS }));
+const ttlBody = z.looseObject({ ttl_seconds: ttlField });
+
 export function ttlSeconds(body: Body): number | undefined {
-  return optionalInt(body, 'ttl_seconds', 'ttl_seconds', { min: 1, max: MAX_TTL_SECONDS });
+  return parseTinker(ttlBody, body).ttl_seconds;
 }

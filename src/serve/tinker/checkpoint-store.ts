@@ -16,7 +16,8 @@ import { adapterBytes } from './check-training-requests.js';
 import type { CheckpointPatch } from './checkpoint-flags.js';
 import type { AdapterBudget } from './adapter-budget.js';
 import type { BaseModels, LoadedBase } from './base-models.js';
-import { optionalText, text, type Body } from './request-fields.js';
+import { parseTinker, type Body } from './request-fields.js';
+import { samplerTargetBody, weightsInfoBody } from './route-bodies.js';
 import { SamplerSnapshots, type SamplerTarget } from './sampler-snapshots.js';
 import { SavedWeights, snapshotBytes } from './saved-weights.js';
 import { badField, TinkerApiError } from './tinker-api-error.js';
@@ -71,7 +72,7 @@ export class CheckpointStore {
 
   /** What a request's model_path (sampler or training weights) or base_model samples from. */
   samplerTarget(body: Body): SamplerTarget {
-    const modelPath = optionalText(body, 'model_path', 'model_path');
+    const { model_path: modelPath, base_model: baseModel } = parseTinker(samplerTargetBody, body);
     if (modelPath !== undefined) {
       const found = this.samplers.get(modelPath);
       if (found) return found;
@@ -87,7 +88,6 @@ export class CheckpointStore {
       this.samplers.set(modelPath, target);
       return target;
     }
-    const baseModel = optionalText(body, 'base_model', 'base_model');
     if (baseModel !== undefined) return { base: this.bases.get(baseModel) };
     throw badField('base_model', 'give base_model (to sample the base), model_path (a tinker:// path) or sampling_session_id');
   }
@@ -125,7 +125,7 @@ export class CheckpointStore {
   }
 
   weightsInfo(body: Body): Record<string, unknown> {
-    const path = text(body, 'tinker_path', 'tinker_path');
+    const path = parseTinker(weightsInfoBody, body).tinker_path;
     const sampler = this.samplers.get(path);
     if (sampler?.lora) return { base_model: sampler.base.name, is_lora: true, lora_rank: sampler.lora.rank, ...loraFlags(sampler.lora) };
     const s = this.snapshotAt(path);

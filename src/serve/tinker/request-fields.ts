@@ -1,10 +1,16 @@
 /**
- * Typed readers of one JSON field of a Tinker request. Each returns the value or throws a 400
- * naming the field (with its path, e.g. `adam_params.beta1`), the value and what is allowed,
- * so no badly typed value reaches the engine (where it would become NaN or an internal error).
+ * The zod building blocks of the Tinker server's request schemas (the OpenAI server's are in
+ * ../request-body.ts: one validation library for both). Each block refuses in the server's own
+ * words, what the field takes and what it got, and `parseTinker` turns the first problem into
+ * a 400 naming the field by its path (`adam_params.beta1`), so no badly typed value reaches
+ * the engine (where it would become NaN or an internal error).
  *
- *   const beta1 = num(adam, 'adam_params.beta1', 'beta1', { min: 0, below: 1, fallback: 0.9 });
+ *   const Adam = z.looseObject({ beta1: withDefault(finite({ min: 0, below: 1 }), 0.9) });
+ *   parseTinker(z.looseObject({ adam_params: section(Adam.shape) }), { adam_params: { beta1: 2 } });
+ *   // throws 400 "adam_params.beta1: must be >= 0 and < 1, got 2"
  */
+import { z } from 'zod';
+import { pathText } from '../request-body.js';
 import { badField, TinkerApiError } from './tinker-api-error.js';
 
 export type Body = Record<string, unknown>;
@@ -28,32 +34,15 @@ export function isObject(value: unknown): value is Body {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `body[key]` as an object (missing or null: `{}`); `path` names it in errors. */
-export function object(body: Body, path: string, key: string): Body {
-  const value = body[key];
-  if (value === undefined || value === null) return {};
-  if (!isObject(value)) throw badField(path, `must be a JSON object, got ${describe(value)}`);
-  return value;
-}
-
-/** A required non-empty string of at most `maxLength` characters. */
-export function text(body: Body, path: string, key: string, maxLength = 1024): string {
-  const value = body[key];
-  if (typeof value !== 'string' || value.length === 0) throw badField(path, `must be a non-empty string, got ${describe(value)}`);
-  if (value.length > maxLength) throw badField(path, `has ${value.length} characters; at most ${maxLength} are allowed`);
-  return value;
-}
-
-/** An optional string (missing or null: undefined). */
-export function optionalText(body: Body, path: string, key: string, maxLength = 1024): string | undefined {
-  return body[key] === undefined || body[key] === null ? undefined : text(body, path, key, maxLength);
-}
-
-export function bool(body: Body, path: string, key: string, fallback: boolean): boolean {
-  const value = body[key];
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'boolean') throw badField(path, `must be true or false, got ${describe(value)}`);
-  return value;
+/**
+ * The parsed value, or a 400 for its first problem: `<path>: <sentence>`, or the sentence
+ * alone for a problem of the whole value (a check that names its own datum or fields).
+ */
+export function parseTinker<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw issue.path.length === 0 ? new TinkerApiError(400, issue.message) : badField(pathText(issue.path), issue.message);
 }
 
 export interface NumberRange {
@@ -73,34 +62,72 @@ function rangeText(r: NumberRange): string {
   return [low, high].filter(Boolean).join(' and ');
 }
 
-function inRange(x: number, r: NumberRange): boolean {
-  return !((r.min !== undefined && x < r.min) || (r.above !== undefined && x <= r.above) || (r.max !== undefined && x > r.max) || (r.below !== undefined && x >= r.below));
+function ranged(schema: z.ZodNumber, r: NumberRange): z.ZodNumber {
+  let s = schema;
+  if (r.min !== undefined) s = s.min(r.min);
+  if (r.above !== undefined) s = s.gt(r.above);
+  if (r.max !== undefined) s = s.max(r.max);
+  if (r.below !== undefined) s = s.lt(r.below);
+  return s;
 }
 
-/** A finite number in range; `fallback` when missing or null (required when there is none). */
-export function num(body: Body, path: string, key: string, range: NumberRange & { fallback?: number } = {}): number {
-  const value = body[key];
-  if ((value === undefined || value === null) && range.fallback !== undefined) return range.fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw badField(path, `must be a finite number${rangeText(range) ? ` ${rangeText(range)}` : ''}, got ${describe(value)}`);
-  if (!inRange(value, range)) throw badField(path, `must be ${rangeText(range)}, got ${describe(value)}`);
-  return value;
+/** A number of `kind` in `range`: a wrong type says what is wanted, a wrong value the range. */
+function numberIn(kind: 'a finite number' | 'an integer', range: NumberRange, integer: boolean): z.ZodNumber {
+  const bounds = rangeText(range);
+  const wanted = `must be ${kind}${bounds ? ` ${bounds}` : ''}`;
+  const base = z.number({
+    // An integer past 2^53 is refused by .int() with origin 'int': a wrong type, like 1.5.
+    error: (issue) => `${issue.code === 'invalid_type' || issue.origin === 'int' ? wanted : `must be ${bounds}`}, got ${describe(issue.input)}`,
+  });
+  return ranged(integer ? base.int() : base, range);
 }
 
-/** An integer in range; `fallback` when missing or null (required when there is none). */
-export function int(body: Body, path: string, key: string, range: NumberRange & { fallback?: number } = {}): number {
-  const value = body[key];
-  if ((value === undefined || value === null) && range.fallback !== undefined) return range.fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw badField(path, `must be an integer${rangeText(range) ? ` ${rangeText(range)}` : ''}, got ${describe(value)}`);
-  if (!inRange(value, range)) throw badField(path, `must be ${rangeText(range)}, got ${describe(value)}`);
-  return value;
+/** A finite number in range (NaN and Infinity are refused: they do not survive JSON anyway). */
+export function finite(range: NumberRange = {}): z.ZodNumber {
+  return numberIn('a finite number', range, false);
 }
 
-/** An optional integer (missing or null: undefined). */
-export function optionalInt(body: Body, path: string, key: string, range: NumberRange = {}): number | undefined {
-  return body[key] === undefined || body[key] === null ? undefined : int(body, path, key, range);
+/** A safe integer in range. */
+export function integer(range: NumberRange = {}): z.ZodNumber {
+  return numberIn('an integer', range, true);
 }
 
-/** `seq_id`: absent/null (no ordering) or a positive integer, checked on arrival. */
-export function seqId(body: Body): number | undefined {
-  return optionalInt(body, 'seq_id', 'seq_id', { min: 1, max: Number.MAX_SAFE_INTEGER });
+/** A non-empty string of at most `maxLength` characters. */
+export function text(maxLength = 1024): z.ZodString {
+  return z
+    .string({
+      error: (issue) =>
+        (issue.code as string) === 'too_big' ? `has ${(issue.input as string).length} characters; at most ${maxLength} are allowed` : `must be a non-empty string, got ${describe(issue.input)}`,
+    })
+    .min(1)
+    .max(maxLength);
+}
+
+/** true or false. */
+export const flag = z.boolean({ error: (issue) => `must be true or false, got ${describe(issue.input)}` });
+
+/** `schema`, or `fallback` when the field is missing or null (as the SDK sends "not given"). */
+export function withDefault<T extends z.ZodType>(schema: T, fallback: z.output<T>) {
+  return schema.nullish().transform((value): z.output<T> => (value ?? fallback) as z.output<T>);
+}
+
+/** `schema`, or undefined when the field is missing or null. */
+export function optional<T extends z.ZodType>(schema: T) {
+  return schema.nullish().transform((value): z.output<T> | undefined => (value ?? undefined) as z.output<T> | undefined);
+}
+
+/** A nested JSON object of `shape` (missing or null: `{}`, so its fields take their defaults). */
+export function section<S extends z.core.$ZodLooseShape>(shape: S) {
+  return z.preprocess(
+    (value) => value ?? {},
+    z.looseObject(shape, { error: (issue) => `must be a JSON object, got ${describe(issue.input)}` }),
+  );
+}
+
+/** `seq_id` of a training op: absent/null (no ordering) or a positive integer, checked on arrival. */
+export const seqId = optional(integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
+
+/** A body whose one required field is the string `key` (model_id, session_id, request_id, ...). */
+export function idBody<K extends string>(key: K, maxLength = 1024) {
+  return z.looseObject({ [key]: text(maxLength) } as Record<K, z.ZodString>);
 }

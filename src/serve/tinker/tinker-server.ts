@@ -21,7 +21,8 @@ import { serveCheckpointAdmin } from './checkpoint-admin-routes.js';
 import { asApiError } from './future-queue.js';
 import { LIMIT_FLAGS } from './limits.js';
 import { listSessions, listTrainingRuns, listUserCheckpoints, trainingRunRoute } from './read-routes.js';
-import { pathPart, text } from './request-fields.js';
+import { parseTinker, pathPart } from './request-fields.js';
+import { retrieveFutureBody } from './route-bodies.js';
 import { TinkerApiError } from './tinker-api-error.js';
 import { SamplerThread } from './sampler-thread.js';
 import { TinkerService, type TinkerServiceOptions } from './tinker-service.js';
@@ -205,7 +206,7 @@ export async function createTinkerHandler(options: TinkerHandlerOptions): Promis
       if (sim && typeof (answer as { request_id?: unknown }).request_id === 'string') sim.admit((answer as { request_id: string }).request_id, simulatedLane(under, body, raw));
       return jsonResponse(200, answer);
     }
-    const id = text(body, 'request_id', 'request_id', 200);
+    const id = parseTinker(retrieveFutureBody, body).request_id;
     const answer = await service.queue.retrieve(id, pollWaitMs);
     if (answer === undefined) throw new TinkerApiError(404, `unknown request_id ${JSON.stringify(id)} (a result is kept 5 minutes after it is ready)`);
     if (answer.state === 'pending') return jsonResponse(200, { type: 'try_again', request_id: id, queue_state: 'active' });

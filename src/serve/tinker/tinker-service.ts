@@ -22,7 +22,8 @@ import { checkSampleRequest } from './check-sample-request.js';
 import { adapterBytes, checkAdamParams, checkLoraConfig, checkpointName, ttlSeconds } from './check-training-requests.js';
 import { FutureQueue, Stepwise } from './future-queue.js';
 import { resolveTinkerLimits, type TinkerLimits } from './limits.js';
-import { bool, int, optionalInt, optionalText, seqId, text, type Body } from './request-fields.js';
+import { parseTinker, type Body } from './request-fields.js';
+import { asampleIdsBody, createModelBody, loadWeightsBody, modelBody, overwriteBody, samplingSessionBody, sessionBody, trainingOpBody } from './route-bodies.js';
 import { sample, sampleMany, type SampleJob } from './sample.js';
 import type { SamplerThread } from './sampler-thread.js';
 import { badField, TinkerApiError } from './tinker-api-error.js';
@@ -115,7 +116,7 @@ export class TinkerService {
   }
 
   heartbeat(body: Body): { type: 'session_heartbeat' } {
-    this.session(text(body, 'session_id', 'session_id')).lastHeartbeat = this.now();
+    this.session(parseTinker(sessionBody, body).session_id).lastHeartbeat = this.now();
     return { type: 'session_heartbeat' };
   }
 
@@ -129,11 +130,11 @@ export class TinkerService {
   }
 
   createModel(body: Body): string {
-    const sessionId = text(body, 'session_id', 'session_id');
+    const { session_id: sessionId, base_model: baseModel, model_seq_id: modelSeq } = parseTinker(createModelBody, body);
     const session = this.session(sessionId);
-    const base = this.bases.get(text(body, 'base_model', 'base_model'));
+    const base = this.bases.get(baseModel);
     const lora = checkLoraConfig(body, this.limits);
-    const seq = int(body, 'model_seq_id', 'model_seq_id', { min: 0, max: 1_000_000_000, fallback: session.models.length });
+    const seq = modelSeq ?? session.models.length;
     const id = `${sessionId}:train:${seq}`;
     if (this.models.has(id)) throw badField('model_seq_id', `model ${id} already exists; use a new model_seq_id`);
     const release = this.budget.reserve(adapterBytes(base.model.config, lora, true), `create_model: a rank-${lora.rank} adapter of ${base.name}`);
@@ -148,13 +149,13 @@ export class TinkerService {
   }
 
   getInfo(body: Body): Record<string, unknown> {
-    const m = this.model(text(body, 'model_id', 'model_id'));
+    const m = this.model(parseTinker(modelBody, body).model_id);
     const arch = m.base.model.config.architectures?.[0] ?? 'LlamaForCausalLM';
     return { type: 'get_info', model_id: m.id, model_data: { arch, model_name: m.base.name, tokenizer_id: m.base.name }, is_lora: true, lora_rank: m.lora.rank, lora_alpha: m.alpha, model_name: m.base.name, ...loraFlags(m.lora) };
   }
 
   unloadModel(body: Body): string {
-    const m = this.model(text(body, 'model_id', 'model_id'));
+    const m = this.model(parseTinker(modelBody, body).model_id);
     return this.queue.submit({}, () => {
       this.store.samplers.dropEphemeral(m.id);
       m.dispose();
@@ -176,23 +177,23 @@ export class TinkerService {
   }
 
   optimStep(body: Body): string {
-    const m = this.model(text(body, 'model_id', 'model_id'));
-    const seq = seqId(body);
+    const { model_id: modelId, seq_id: seq } = parseTinker(trainingOpBody, body);
+    const m = this.model(modelId);
     const adam = this.checkInLine(m.id, seq, () => checkAdamParams(body));
     return this.queue.submit({ model: m.id, seqId: seq }, () => m.optimStep(adam));
   }
 
   saveWeights(body: Body): string {
-    const m = this.model(text(body, 'model_id', 'model_id'));
-    const seq = seqId(body);
-    const { name, ttl, overwrite } = this.checkInLine(m.id, seq, () => ({ name: checkpointName(body, 'path'), ttl: ttlSeconds(body), overwrite: bool(body, 'overwrite', 'overwrite', false) }));
+    const { model_id: modelId, seq_id: seq } = parseTinker(trainingOpBody, body);
+    const m = this.model(modelId);
+    const { name, ttl, overwrite } = this.checkInLine(m.id, seq, () => ({ name: checkpointName(body, 'path'), ttl: ttlSeconds(body), overwrite: parseTinker(overwriteBody, body).overwrite }));
     return this.queue.submit({ model: m.id, seqId: seq }, () => ({ type: 'save_weights', path: this.store.saveWeights(m, name ?? `step-${++this.counter}`, { ttl, overwrite }) }));
   }
 
   /** A frozen copy of the adapter to sample from: named (a tinker path) or a sampling session. */
   saveWeightsForSampler(body: Body): string {
-    const m = this.model(text(body, 'model_id', 'model_id'));
-    const seq = seqId(body);
+    const { model_id: modelId, seq_id: seq } = parseTinker(trainingOpBody, body);
+    const m = this.model(modelId);
     const { name, ttl } = this.checkInLine(m.id, seq, () => ({ name: checkpointName(body, 'path'), ttl: ttlSeconds(body) }));
     return this.queue.submit({ model: m.id, seqId: seq }, () => {
       const path = this.store.saveForSampler(m, name ?? `sampler-${++this.counter}`, { named: name !== undefined, ttl });
@@ -203,12 +204,12 @@ export class TinkerService {
   }
 
   loadWeights(body: Body): string {
-    const m = this.model(text(body, 'model_id', 'model_id'));
-    const seq = seqId(body);
+    const { model_id: modelId, seq_id: seq } = parseTinker(trainingOpBody, body);
+    const m = this.model(modelId);
     const { path, optimizer } = this.checkInLine(m.id, seq, () => {
-      const path = text(body, 'path', 'path');
+      const { path, optimizer } = parseTinker(loadWeightsBody, body);
       parseTinkerPath(path);
-      return { path, optimizer: bool(body, 'optimizer', 'optimizer', false) };
+      return { path, optimizer };
     });
     return this.queue.submit({ model: m.id, seqId: seq }, () => {
       m.restore(this.store.snapshotAt(path), optimizer);
@@ -218,9 +219,9 @@ export class TinkerService {
   }
 
   createSamplingSession(body: Body): { type: 'create_sampling_session'; sampling_session_id: string } {
-    const sessionId = text(body, 'session_id', 'session_id');
+    const { session_id: sessionId, sampling_session_seq_id: samplerSeq } = parseTinker(samplingSessionBody, body);
     const session = this.session(sessionId);
-    const seq = int(body, 'sampling_session_seq_id', 'sampling_session_seq_id', { min: 0, max: 1_000_000_000, fallback: session.samplers.length });
+    const seq = samplerSeq ?? session.samplers.length;
     const id = `${sessionId}:sample:${seq}`;
     this.store.samplers.set(id, this.store.samplerTarget(body));
     session.samplers.push(id);
@@ -228,8 +229,7 @@ export class TinkerService {
   }
 
   asample(body: Body): string {
-    optionalInt(body, 'seq_id', 'seq_id', { min: 0, max: Number.MAX_SAFE_INTEGER }); // samplers' seq_ids order nothing, but must be numbers
-    const sessionId = optionalText(body, 'sampling_session_id', 'sampling_session_id');
+    const sessionId = parseTinker(asampleIdsBody, body).sampling_session_id;
     const target = sessionId !== undefined ? this.store.samplers.get(sessionId) : this.store.samplerTarget(body);
     if (!target) throw new TinkerApiError(404, `unknown sampling_session_id ${JSON.stringify(sessionId)} (sampler snapshots older than the last ${EPHEMERAL_SAMPLERS_KEPT} of a model are freed); create a new sampling client`);
     const config = target.base.model.config;

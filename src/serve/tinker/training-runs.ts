@@ -12,7 +12,8 @@
  * the model id its saved checkpoints carry.
  */
 import { parseTinkerPath } from '../../tinker/tinker-path.js';
-import { badField } from './tinker-api-error.js';
+import { z } from 'zod';
+import { optional, parseTinker } from './request-fields.js';
 
 /** One checkpoint (training weights or sampler weights) as the service knows it. */
 export interface CheckpointRecord {
@@ -70,15 +71,18 @@ export function trainingRunJson(run: RunRecord, checkpoints: readonly Checkpoint
   };
 }
 
+/** A page parameter of a query string: decimal digits, at most `max`. */
+function pageParameter(max: number) {
+  const refusal = (issue: { input?: unknown }) => `must be an integer in 0..${max}, got ${JSON.stringify(String(issue.input).slice(0, 40))}`;
+  return optional(z.string().regex(/^\d+$/, { error: refusal }).refine((text) => Number(text) <= max, { error: refusal }).transform(Number));
+}
+
+const pageQuery = z.object({ limit: pageParameter(10_000), offset: pageParameter(Number.MAX_SAFE_INTEGER) });
+
 /** `limit` and `offset` of a list route's query (defaults as the SDK's). */
 export function pageOf(query: URLSearchParams, defaultLimit: number): { limit: number; offset: number } {
-  const read = (key: string, fallback: number, max: number) => {
-    const text = query.get(key);
-    if (text === null) return fallback;
-    if (!/^\d+$/.test(text) || Number(text) > max) throw badField(key, `must be an integer in 0..${max}, got ${JSON.stringify(text.slice(0, 40))}`);
-    return Number(text);
-  };
-  return { limit: read('limit', defaultLimit, 10_000), offset: read('offset', 0, Number.MAX_SAFE_INTEGER) };
+  const page = parseTinker(pageQuery, { limit: query.get('limit'), offset: query.get('offset') });
+  return { limit: page.limit ?? defaultLimit, offset: page.offset ?? 0 };
 }
 
 /** One page of `items` and the SDK's Cursor. */
