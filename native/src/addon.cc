@@ -6,7 +6,7 @@
 //   binding.isas            kernel tables this CPU can run, fastest first ('avx512', ...)
 //   binding.builtIsas       every kernel table compiled in, in the same order
 //   binding.bf16            whether the CPU has AVX512_BF16
-//   binding.create(isa, threads[, parallelFrom, rowsParallelFrom]) -> { matmul, ..., adamw }
+//   binding.create(isa, threads[, parallelFrom, rowsParallelFrom, streamRowsUpTo]) -> { matmul, ..., adamw }
 //   binding.alloc(length) / binding.free(array) / binding.liveBytes()
 //   binding.cachedBytes() / binding.setPageCacheLimit(bytes)   (page-cache.h)
 #include <node_api.h>
@@ -692,6 +692,7 @@ napi_value Create(napi_env env, napi_callback_info info) {
   // Optional split thresholds (tests set them to 0 to send every product down the split path).
   long parallel_from = c.argc > 2 ? c.dim(2, "parallelFrom") : kDefaultParallelFrom;
   long rows_parallel_from = c.argc > 3 ? c.dim(3, "rowsParallelFrom") : kDefaultRowsParallelFrom;
+  long stream_rows_upto = c.argc > 4 ? c.dim(4, "streamRowsUpTo") : kDefaultStreamRowsUpTo;
   if (!c.ok) return nullptr;
   const IsaKernels* isa = nullptr;
   for (int i = 0; i < g_isa_count; i++) {
@@ -702,7 +703,7 @@ napi_value Create(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   // Lives as long as the process: a handful are created, one per kernels object.
-  auto* instance = new Instance{isa, {threads < 1 ? 1 : static_cast<int>(threads), parallel_from, rows_parallel_from}};
+  auto* instance = new Instance{isa, {threads < 1 ? 1 : static_cast<int>(threads), parallel_from, rows_parallel_from, stream_rows_upto}};
   napi_value object;
   napi_create_object(env, &object);
   AddFunction(env, object, "matmul", Matmul, instance);

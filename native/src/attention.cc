@@ -19,7 +19,7 @@ float* head_scratch(long floats) {
 void product(const IsaKernels& K, const float* a, const float* b, float* c, long m, long n, long k, bool trans_a,
              bool trans_b, bool accumulate) {
   GemmArgs g{a, b, nullptr, c, m, n, k, trans_a, trans_b, accumulate, false};
-  gemm(K, g, GemmSplit{1, kDefaultParallelFrom, kDefaultRowsParallelFrom});
+  gemm(K, g, GemmSplit{1, kDefaultParallelFrom, kDefaultRowsParallelFrom, kDefaultStreamRowsUpTo});
 }
 
 // rows x width floats between strided layouts: dst[r * dst_stride + i] (+)= src[r * src_stride + i].

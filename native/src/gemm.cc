@@ -66,6 +66,13 @@ void run_block_chunk(void* ctx, int c) {
   }
 }
 
+void run_stream_chunk(void* ctx, int c) {
+  const Split& s = *static_cast<Split*>(ctx);
+  const GemmArgs& g = *s.args;
+  long j0 = c * s.chunk, j1 = j0 + s.chunk < g.n ? j0 + s.chunk : g.n;
+  s.isa->stream_bt_bf16(g.a, g.b16, g.c, g.m, g.n, g.k, j0, j1, g.accumulate);
+}
+
 void run_rows_chunk(void* ctx, int c) {
   const Split& s = *static_cast<Split*>(ctx);
   const GemmArgs& g = *s.args;
@@ -187,6 +194,19 @@ bool gemm_thin(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
 
 }  // namespace
 
+// A product that streams B (few rows of A) by columns of C across the threads, in whole groups
+// of kRowsGroup columns: the row kernels sum a group's columns in vector lanes and a chunk's
+// leftover columns one at a time, and group starts never depend on the thread count.
+static void split_columns(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split, void (*run)(void*, int)) {
+  Split s{&K, &g, false, g.n};
+  int chunks = 1;
+  if (split.threads > 1 && g.n * g.k >= split.rows_parallel_from) {
+    s.chunk = chunk_size(g.n, kRowsGroup, split.threads * 2);
+    chunks = static_cast<int>((g.n + s.chunk - 1) / s.chunk);
+  }
+  parallel_run(split.threads, chunks, run, &s);
+}
+
 void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
   const int threads = split.threads;
   if (g.m == 0 || g.n == 0) return;
@@ -200,17 +220,11 @@ void gemm(const IsaKernels& K, const GemmArgs& g, const GemmSplit& split) {
   if (g.round_a && !K.bf16dot_block) return gemm_rounded_copy(K, g, split);
   // One to three rows of A (decoding): stream B once without packing. With m = 1, op(A) is
   // the same vector whether or not A is transposed.
-  if (few_rows) {
-    Split s{&K, &g, false, g.n};
-    int chunks = 1;
-    if (threads > 1 && g.n * g.k >= split.rows_parallel_from) {
-      // Whole groups of kRowsGroup columns: the row kernels sum a group's columns in vector
-      // lanes and a chunk's leftover columns one at a time; group starts never depend on N.
-      s.chunk = chunk_size(g.n, kRowsGroup, threads * 2);
-      chunks = static_cast<int>((g.n + s.chunk - 1) / s.chunk);
-    }
-    parallel_run(threads, chunks, run_rows_chunk, &s);
-    return;
+  if (few_rows) return split_columns(K, g, split, run_rows_chunk);
+  // A few rows times a bf16 W^T (decoding a batch): W streamed once, not packed; the same sums
+  // as gemm_block (isa-stream.cc).
+  if (g.b16 && !g.round_a && g.trans_b && g.m <= split.stream_rows_upto && K.stream_bt_bf16) {
+    return split_columns(K, g, split, run_stream_chunk);
   }
   if (threads <= 1 || g.m * g.n * g.k < split.parallel_from) {
     gemm_block(K, g, 0, g.m, 0, g.n);

@@ -36,6 +36,8 @@ struct GemmSplit {
   int threads;
   long parallel_from;
   long rows_parallel_from;
+  // Most rows of a bf16 x W^T that go to stream_bt_bf16 (0: never; tests compare both paths).
+  long stream_rows_upto;
 };
 
 // m * n * k from which a product is split (~8 us of work on one core: a helper's wake-up
@@ -43,6 +45,9 @@ struct GemmSplit {
 constexpr long kDefaultParallelFrom = 1L << 19;
 // n * k from which a few-row product is split by columns.
 constexpr long kDefaultRowsParallelFrom = 1L << 17;
+// Rows of x up to which a bf16 x W^T streams W instead of packing it (decoding K x prompts).
+// Packing W costs about as much as 50-60 rows of products on AVX2 (docs/performance.md).
+constexpr long kDefaultStreamRowsUpTo = 64;
 
 // Packing buffers of the calling thread: 64-byte aligned, kept for the thread's life, reused
 // by every product it runs (gemm.cc and gemm-bf16.cc; their uses never nest).

@@ -68,5 +68,8 @@ inline void tile_products(vf (&acc)[R][V], long k, AAt a_at, const float* b, lon
 void thin(const float* a, long ars, long acs, const float* bp, float* c, long crs, long ccs, long i0, long i1, long n,
           long k, bool add);
 
+// x W^T for a few rows of x and a bf16 W, W read where it lies (isa-stream.cc).
+void stream_bt_bf16(const float* a, const uint16_t* w, float* c, long m, long n, long k, long j0, long j1, bool add);
+
 }  // namespace TROUPE_NS
 }  // namespace troupe

@@ -61,6 +61,12 @@ struct IsaKernels {
   void (*thin)(const float* a, long ars, long acs, const float* bp, float* c, long crs, long ccs, long i0, long i1,
                long n, long k, bool add);
 
+  // c[i, j] (= or +=) sum_p a[i, p] w[j, p] for i < m, j in [j0, j1), w bf16 (n x k): a few rows
+  // times a weight read where it lies, with gemm_block's sums bit for bit (isa-stream.cc).
+  // Decoding a batch. Null where it has not been checked on a CPU that runs the table.
+  void (*stream_bt_bf16)(const float* a, const uint16_t* w, float* c, long m, long n, long k, long j0, long j1,
+                         bool add);
+
   // The 'fast' bf16 product (GemmArgs::round_a: activations rounded to bf16) with vdpbf16ps
   // (gemm-bf16.h). Set only in the avx512-bf16 table; elsewhere they are null and gemm.cc
   // rounds a copy of the activations for the widening kernels above (the same products).

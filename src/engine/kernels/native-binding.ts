@@ -52,7 +52,7 @@ export interface NativeBinding {
   readonly bf16: boolean;
   /** parallelFrom: m*n*k from which a matmul is split across threads; rowsParallelFrom: n*k
    *  from which a 1-3 row product is (defaults in native/src/gemm.h). */
-  create(isa: string, threads: number, parallelFrom?: number, rowsParallelFrom?: number): NativeOps;
+  create(isa: string, threads: number, parallelFrom?: number, rowsParallelFrom?: number, streamRowsUpTo?: number): NativeOps;
   /** Zeroed (unless `zero` is false: then maybe old values), 64-byte aligned, outside the JavaScript heap. */
   alloc(length: number, zero?: boolean): Float32Array;
   /** Returns the memory now (the array becomes empty). */

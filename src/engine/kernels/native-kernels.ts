@@ -17,6 +17,9 @@ export interface NativeKernelOptions {
    *  split set them to 0. Defaults: the addon's (native/src/gemm.h). */
   readonly parallelFrom?: number;
   readonly rowsParallelFrom?: number;
+  /** Most rows of a bf16 x W^T that stream W instead of packing it (decoding a batch; the same
+   *  bits either way). Tests set 0 to compare with the packed path. Default: the addon's (64). */
+  readonly streamRowsUpTo?: number;
   /** Products with bf16 weights (bf16-matmul-mode.ts); default TROUPE_BF16_MATMUL, else fast. */
   readonly bf16Matmul?: Bf16MatmulMode;
 }
@@ -37,6 +40,11 @@ function attentionDims(a: AttentionSequenceArgs): Int32Array {
 function batchDims(a: AttentionBatchArgs): Int32Array {
   return Int32Array.of(a.batch, a.seqLen, a.heads, a.kvHeads, a.headDim, a.rowBlock, a.prefixSeqLen, a.prefixCount);
 }
+
+// The addon's defaults (native/src/gemm.h), for a create() call that sets only some of them.
+const PARALLEL_FROM = 2 ** 19;
+const ROWS_PARALLEL_FROM = 2 ** 17;
+const STREAM_ROWS_UP_TO = 64;
 
 const TRANS_A = 1;
 const TRANS_B = 2;
@@ -63,9 +71,9 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
   if (!binding.isas.includes(isa)) {
     throw new TroupeError('engine', `instruction set '${isa}' is not available on this CPU; available: ${binding.isas.join(', ')}`);
   }
-  const ops = options.parallelFrom === undefined
+  const ops = options.parallelFrom === undefined && options.streamRowsUpTo === undefined
     ? binding.create(isa, threads)
-    : binding.create(isa, threads, options.parallelFrom, options.rowsParallelFrom ?? options.parallelFrom);
+    : binding.create(isa, threads, options.parallelFrom ?? PARALLEL_FROM, options.rowsParallelFrom ?? options.parallelFrom ?? ROWS_PARALLEL_FROM, options.streamRowsUpTo ?? STREAM_ROWS_UP_TO);
   const ropeTables = new RopeTables(binding);
   let current = threads;
   return {
