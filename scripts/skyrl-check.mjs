@@ -227,9 +227,10 @@ await check('save_weights_for_sampler with a name: a tinker:// path a new sample
 
 if (process.env.SKYRL_CHECK_ONLY !== 'api') {
   // `troupe train` through the service: a two-role team (plan, tool) with one LoRA client per
-  // role on one base, warm start off, a few tiny steps.
+  // role on one base, warm start off, a few tiny steps; the linear modules only (the head pair,
+  // the config's default, was not checked against SkyRL tx).
   const root = mkdtempSync(join(tmpdir(), 'troupe-skyrl-check-'));
-  const set = ['policy.kind=tinker', 'policy.map=lora', `policy.tinker.base_url=${baseUrl}`, `model.path=${modelDir}`, 'warm_start.enabled=false', 'model.lora.r=4', 'train.steps=2', 'train.warmup_steps=0', 'train.eval_every=0', 'train.eval_tasks=2', 'train.checkpoint_every=1', 'train.lr=0.02', 'rollout.k=2', 'rollout.tasks=2', 'rollout.max_tokens=8', `policy.tinker.loss_reduction=${reduction}`];
+  const set = ['policy.kind=tinker', 'policy.map=lora', `policy.tinker.base_url=${baseUrl}`, `model.path=${modelDir}`, 'warm_start.enabled=false', 'model.lora.r=4', 'model.lora.train_unembed=false', 'train.steps=2', 'train.warmup_steps=0', 'train.eval_every=0', 'train.eval_tasks=2', 'train.checkpoint_every=1', 'train.lr=0.02', 'rollout.k=2', 'rollout.tasks=2', 'rollout.max_tokens=8', `policy.tinker.loss_reduction=${reduction}`];
   const quiet = { write: () => true };
   const records = (dir) => readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.kind === 'train');
   const train = (dir, extra, options = {}) => runTraining({ config: 'examples/smoke.yaml', runDir: join(root, dir), stream: quiet, set: [...set, ...extra], ...options });
