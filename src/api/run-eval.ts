@@ -10,7 +10,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readConfig } from '../config/read-config.js';
+import { readConfig, readRunConfig } from '../config/read-config.js';
 import { rolloutOptions, taskOptions, teamOptions } from '../config/runtime-options.js';
 import type { AnyTaskDefinition } from '../envs/task-catalog.js';
 import { taskOf } from '../config/task-of-config.js';
@@ -47,7 +47,8 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunResult> {
   if (isRun && !existsSync(configPath as string)) {
     throw new TroupeError('input', `${target} is a folder without config.yaml; give a run folder (runs/<name>) or a config file`);
   }
-  const config = await readConfig({ config: configPath, set: options.set ?? [], tasks: options.definitions ?? [] });
+  const input = { set: options.set ?? [], tasks: options.definitions ?? [] };
+  const config = isRun ? await readRunConfig(target as string, input) : await readConfig({ ...input, config: configPath });
   const task = taskOf(config);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
   const players = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? (target as string) : undefined);

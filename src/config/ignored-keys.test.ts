@@ -104,3 +104,12 @@ test('unset keys never count: defaults of every section resolve for every kind',
   // Training sections under a kind that does not train are harmless (troupe train reads them).
   assert.equal(resolve({ tasks: toy, policy: { kind: 'scripted' }, model: { hidden: 32 }, train: { steps: 3 } }).model.hidden, 32);
 });
+
+test('a run folder\'s config (savedRun) sets its inert keys aside; the same key from --set is still an error', () => {
+  const saved = { tasks: toy, policy: { kind: 'embedded', map: 'per-role' }, model: { lora: { r: 8, train_unembed: false } } };
+  assert.match(configError(() => resolve(saved)), /model\.lora: has no effect here/);
+  const config = resolveConfig(saved, { savedRun: true });
+  assert.equal(config.model.lora.train_unembed, true, 'reset to the default, as it acts nowhere');
+  const overrides = [parseOverride('model.lora.r=4')];
+  assert.match(configError(() => resolveConfig(applyOverrides(saved, overrides), { overrides, savedRun: true })), /model\.lora: has no effect here/);
+});

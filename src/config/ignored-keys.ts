@@ -173,9 +173,9 @@ export function setsPath(object: Record<string, unknown>, path: string): boolean
   return node !== undefined;
 }
 
-/** Whether the value at `path` came from a `--set` (of it, or of a section holding it). */
+/** Whether the value at `path` came from a `--set` (of it, of a section holding it, or of a key inside it). */
 function fromOverride(path: string, overrides: readonly Override[]): boolean {
-  return overrides.some((o) => path === o.key || path.startsWith(`${o.key}.`));
+  return overrides.some((o) => path === o.key || path.startsWith(`${o.key}.`) || o.key.startsWith(`${path}.`));
 }
 
 /** The value at the dotted `path` of a nested object, or undefined. */
@@ -204,7 +204,7 @@ export interface IgnoredKeys {
 export function ignoredKeys(
   object: Record<string, unknown>,
   config: IgnoredKeyInput,
-  options: { overrides: readonly Override[]; orderDefault: string },
+  options: { overrides: readonly Override[]; orderDefault: string; savedRun?: boolean },
 ): IgnoredKeys {
   const problems: KeyProblem[] = [];
   const setAside: string[] = [];
@@ -212,7 +212,10 @@ export function ignoredKeys(
   const isSet = (key: string) => setsPath(object, key) && JSON.stringify(valueAt(config, key)) !== JSON.stringify(defaultOf(key));
   for (const rule of rules) {
     if (rule.applies(config)) continue;
-    const switchedBySet = rule.decidedBy.some((d) => fromOverride(d, options.overrides));
+    // A run folder's config.yaml spells out the defaults of the version that wrote it, so a
+    // key that does nothing there may differ from today's default (model.lora.train_unembed
+    // changed default): the file's inert keys are set aside like those a --set switched off.
+    const switchedBySet = options.savedRun === true || rule.decidedBy.some((d) => fromOverride(d, options.overrides));
     for (const key of rule.keys) {
       if (!isSet(key) || problems.some((p) => p.path === key) || setAside.includes(key)) continue;
       if (switchedBySet && !fromOverride(key, options.overrides)) setAside.push(key);

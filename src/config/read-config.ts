@@ -11,7 +11,7 @@
  * ```
  */
 import { readFileSync } from 'node:fs';
-import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { builtInCatalog, notATaskDefinition, type AnyTaskDefinition, type TaskCatalog } from '../envs/task-catalog.js';
 import { TroupeError } from '../util/errors.js';
@@ -71,6 +71,20 @@ export async function importTaskModule(path: string, shown: string): Promise<Any
  * ```
  */
 export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
+  return readAndResolve(input, false);
+}
+
+/**
+ * The config of a run folder (`runDir/config.yaml`, as `troupe train` wrote it), with `set`
+ * overrides and the caller's tasks. Unlike a user's file, keys that do nothing in the run's
+ * combination are not errors: the file spells out every default of the version that wrote it,
+ * and a later version may have changed one (see ResolveOptions.savedRun).
+ */
+export async function readRunConfig(runDir: string, input: Omit<ConfigInput, 'config'> = {}): Promise<ResolvedConfig> {
+  return readAndResolve({ ...input, config: join(runDir, 'config.yaml') }, true);
+}
+
+async function readAndResolve(input: ConfigInput, savedRun: boolean): Promise<ResolvedConfig> {
   // This call's own tasks: another call may define a task of the same name differently.
   const catalog: TaskCatalog = builtInCatalog();
   for (const task of input.tasks ?? []) catalog.add(task, 'the tasks option');
@@ -89,7 +103,7 @@ export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
     raw = structuredClone(input.config);
   }
   const overrides = [...(input.set ?? []).map(parseOverride), ...flattenOverrides(input.overrides ?? {})];
-  if (!isPlainObject(raw)) return resolveConfig(raw, { source, overrides, catalog });
+  if (!isPlainObject(raw)) return resolveConfig(raw, { source, overrides, catalog, savedRun });
   let object = applyOverrides(raw, overrides);
   const only = input.tasks?.length === 1 ? input.tasks[0]! : undefined;
   if (object.tasks === undefined && only !== undefined) object = { ...object, tasks: { name: only.name } };
@@ -105,5 +119,5 @@ export async function readConfig(input: ConfigInput): Promise<ResolvedConfig> {
     }
     object = { ...object, tasks: { ...tasks, name, module: path } };
   }
-  return resolveConfig(object, { source, overrides, catalog });
+  return resolveConfig(object, { source, overrides, catalog, savedRun });
 }

@@ -70,6 +70,12 @@ export interface ResolveOptions {
   readonly overrides?: readonly Override[];
   /** The tasks `tasks.name` may name: the built-in tasks unless the caller adds its own (readConfig does). */
   readonly catalog?: TaskCatalog;
+  /**
+   * The object is a run folder's config.yaml (written by Troupe, every default spelt out): keys
+   * that do nothing in its combination are reset to their defaults instead of being errors.
+   * Keys given by `overrides` are still checked.
+   */
+  readonly savedRun?: boolean;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -149,7 +155,7 @@ export function resolveConfig(object: unknown, options: ResolveOptions = {}): Re
       train: { ...train, loss: resolvedLoss(object, algorithm, train.loss) },
       magrpo: algorithm === 'magrpo' ? resolveJointOptions(magrpo) : undefined,
     };
-    const ignored = ignoredKeys(object, values, { overrides: options.overrides ?? [], orderDefault: algorithmDefaults[algorithm].order ?? 'sequential' });
+    const ignored = ignoredKeys(object, values, { overrides: options.overrides ?? [], orderDefault: algorithmDefaults[algorithm].order ?? 'sequential', savedRun: options.savedRun === true });
     problems.push(...ignored.problems);
     setAside = ignored.setAside;
   }

@@ -54,6 +54,23 @@ test('a run stopped mid-way and resumed ends with the same metrics as an uninter
   assert.deepEqual(b, a);
 });
 
+test('a run folder that spells out another default of a key it does not use still evaluates and resumes', async () => {
+  // A version whose default model.lora.train_unembed was false wrote that into this per-role
+  // run's config.yaml; today's default is true. The key does nothing under per-role, so it is
+  // set aside, not a "has no effect here" error (which it is in a user's own file).
+  const split = join(dir, 'split');
+  const path = join(split, 'config.yaml');
+  const text = readFileSync(path, 'utf8');
+  assert.match(text, /train_unembed: true/);
+  writeFileSync(path, text.replace('train_unembed: true', 'train_unembed: false'));
+  await assert.rejects(runEval({ target: path, tasks: 2 }), /model\.lora: has no effect here/);
+  const evaluated = await runEval({ target: split, tasks: 2 });
+  assert.equal(evaluated.n, 2);
+  const resumed = await runTraining({ config, runDir: split, stream: quiet, resume: true, set: ['train.steps=5'] });
+  assert.equal(resumed.lastStep, 4);
+  await assert.rejects(runTraining({ config, runDir: split, stream: quiet, resume: true, set: ['train.steps=6', 'rollout.k=2'] }), /rollout\.k: the run has 3, the config now says 2/);
+});
+
 test('per-role policies train separately and the eval command reads the run folder', async () => {
   const runDir = join(dir, 'whole');
   const lastTrain = deterministicMetrics(runDir).filter((r: any) => r.kind === 'train').at(-1) as any;

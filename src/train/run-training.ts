@@ -23,7 +23,7 @@ import YAML from 'yaml';
 import { PhaseProgress, watchPolicySet } from './progress/phase-progress.js';
 import { writeFileAtomic } from '../engine/io/atomic-write.js';
 import { cosineLr } from '../engine/optim/cosine-schedule.js';
-import { readConfig } from '../config/read-config.js';
+import { readConfig, readRunConfig } from '../config/read-config.js';
 import { peakLearningRate } from '../config/lora-lr.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import type { ConfigOverrides, TroupeConfig } from '../config/troupe-config.js';
@@ -108,9 +108,18 @@ export function roundTripConfig(config: ResolvedConfig): Record<string, unknown>
  * keep their learning rates; the rest follow the cosine schedule of the new total (the rate
  * at step s is the new curve's value at s, so a finished run's rate rises again from its end).
  */
-function checkSameRun(savedPath: string, config: ResolvedConfig): void {
+async function checkSameRun(runDir: string, config: ResolvedConfig, tasks: readonly AnyTaskDefinition[]): Promise<void> {
+  const savedPath = join(runDir, 'config.yaml');
   if (!existsSync(savedPath)) return;
-  const saved = YAML.parse(readFileSync(savedPath, 'utf8')) as unknown;
+  // Compared resolved, so that a key the run's file spells out but that does nothing in its
+  // combination (an older version's default) is no difference; a file that no longer resolves
+  // is compared as written, which names what changed.
+  let saved: unknown;
+  try {
+    saved = roundTripConfig(await readRunConfig(runDir, { tasks }));
+  } catch {
+    saved = YAML.parse(readFileSync(savedPath, 'utf8')) as unknown;
+  }
   const now = roundTripConfig(config);
   const differences: string[] = [];
   const walk = (a: unknown, b: unknown, path: string): void => {
@@ -143,7 +152,7 @@ export async function runTraining(options: TrainOptions): Promise<TrainResult> {
   if (existsSync(metricsPath) && !options.resume) {
     throw new TroupeError('config', `${runDir} already holds a run; continue it with --resume, or choose another folder with --run-dir`);
   }
-  if (options.resume) checkSameRun(join(runDir, 'config.yaml'), config);
+  if (options.resume) await checkSameRun(runDir, config, options.tasks ?? []);
   checkTrainable(config);
   const fresh = !existsSync(runDir);
   const unfinished = removeUnfinishedCheckpoints(runDir);
