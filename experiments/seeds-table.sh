@@ -4,17 +4,19 @@
 # Every run behind the table at the top of docs/results.md: for each task (Plan-Path 10x10,
 # Sokoban 6x6, Sudoku 4x4; TASKS picks), the team trained with AT-GRPO (shared model and one model per
 # role), the single agent trained with GRPO, their untrained bases (each run's step -1 eval),
-# MAGRPO, and on Plan-Path the grouping ablation and the swap of the trained role policies.
+# MAGRPO, the swap of the trained role policies, and the grouping ablation on the 6x6 default
+# recipe (ABLATION=0 leaves it out).
 # Then `troupe compare` over each task's runs: the markdown table (seeds grouped, 95% Wilson
 # intervals, n = 200) and an HTML page of the curves ($OUT/<task>.html).
 #
 # Cost, measured on the 2-core development machine with two one-thread runs side by side:
 # a Plan-Path 10x10 AT-GRPO run takes about 80 minutes that way (600 steps), a Sokoban one
 # about 55, a single-agent
-# GRPO run about 70 (200 steps); the whole table is about 33 runs, some 20 hours at two runs
-# at a time. PARALLEL=2 runs two at a time (each one thread); a finished run is skipped and
+# GRPO run about 70 (200 steps), a 6x6 one about 45; the whole table is about 33 runs, some
+# 20 hours at two runs at a time. PARALLEL=2 runs two at a time (each one thread); a finished run is skipped and
 # a stopped one continues (--resume), so the script can be stopped and re-run.
-# Environment: TASKS (default "plan-path-10 sokoban sudoku"), SEEDS (default "1 2 3"), PARALLEL (1 or 2).
+# Environment: TASKS (default "plan-path-10 sokoban sudoku"), SEEDS (default "1 2 3"), PARALLEL (1 or 2),
+# ABLATION (1, the default, or 0).
 #
 # The budget: the team runs the example config as shipped (600 RL steps on Plan-Path). The
 # single agent plays K = 8 whole episodes per task, each prompt its own, which costs about
@@ -50,20 +52,27 @@ for task in ${TASKS:-plan-path-10 sokoban sudoku}; do
     queue "$task/single-grpo-seed$seed" "$config" --set "seed=$seed" $SINGLE
   done
   queue "$task/magrpo-seed1" "$config" $MAGRPO
-  if [ "$task" = plan-path-10 ]; then
-    queue "$task/ablation-agent-wise-seed1" "$config" --set advantage.group_by=task-role
-    queue "$task/ablation-turn-wise-seed1" "$config" --set advantage.group_by=task-turn
-    queue "$task/ablation-no-grouping-seed1" "$config" --set advantage.group_by=task
-  fi
 done
+# The grouping ablation, on the 6x6 default recipe where AT-GRPO learns (one model per role):
+# both groupings (the default) over seeds 1-3, agent-wise only, turn-wise only and neither on seed 1.
+if [ "${ABLATION:-1}" = 1 ]; then
+  for seed in $SEEDS; do
+    queue "plan-path-6/at-grpo-per-role-seed$seed" examples/plan-path-train.yaml --set "seed=$seed" --set policy.map=per-role
+  done
+  queue plan-path-6/ablation-agent-wise-seed1 examples/plan-path-train.yaml --set seed=1 --set policy.map=per-role --set advantage.group_by=task-role
+  queue plan-path-6/ablation-turn-wise-seed1 examples/plan-path-train.yaml --set seed=1 --set policy.map=per-role --set advantage.group_by=task-turn
+  queue plan-path-6/ablation-no-grouping-seed1 examples/plan-path-train.yaml --set seed=1 --set policy.map=per-role --set advantage.group_by=task
+fi
 
 printf '%s\n' "${JOBS[@]}" | xargs -P "$PARALLEL" -I{} bash -c {}
 
 source "$(dirname "$0")/lib.sh"
-for task in ${TASKS:-plan-path-10 sokoban sudoku}; do
+for task in ${TASKS:-plan-path-10 sokoban sudoku} $([ "${ABLATION:-1}" = 1 ] && echo plan-path-6); do
   $CLI compare "$OUT/$task"/*/ --out "$OUT/$task.html"
   npx tsx experiments/summarize-runs.ts "$OUT/$task"/*/
-  if [ -d "$OUT/$task/at-grpo-per-role-seed1" ]; then
-    echo "$task per-role seed 1, policies swapped: $(eval_swapped "$OUT/$task/at-grpo-per-role-seed1" "$OUT/$task/swapped.tmp")"
-  fi
+  for seed in $SEEDS; do
+    if [ -d "$OUT/$task/at-grpo-per-role-seed$seed" ]; then
+      echo "$task per-role seed $seed, policies swapped: $(eval_swapped "$OUT/$task/at-grpo-per-role-seed$seed" "$OUT/$task/swapped.tmp")"
+    fi
+  done
 done
