@@ -215,10 +215,10 @@ export function ignoredKeys(
     // A run folder's config.yaml spells out the defaults of the version that wrote it, so a
     // key that does nothing there may differ from today's default (model.lora.train_unembed
     // changed default): the file's inert keys are set aside like those a --set switched off.
-    const switchedBySet = options.savedRun === true || rule.decidedBy.some((d) => fromOverride(d, options.overrides));
+    const setAsideFileKeys = options.savedRun === true || rule.decidedBy.some((d) => fromOverride(d, options.overrides));
     for (const key of rule.keys) {
       if (!isSet(key) || problems.some((p) => p.path === key) || setAside.includes(key)) continue;
-      if (switchedBySet && !fromOverride(key, options.overrides)) setAside.push(key);
+      if (setAsideFileKeys && !fromOverride(key, options.overrides)) setAside.push(key);
       else problems.push({ path: key, message: `has no effect here: ${rule.why(config)}` });
     }
   }
