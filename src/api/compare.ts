@@ -25,9 +25,9 @@ export interface SeedResult {
   readonly step: number;
 }
 
-/** One row of the table: a lone run, or the runs `<base>-seed1`, `<base>-seed2`, ... folded together. */
+/** One row of the table: a run without a seed suffix, or the runs `<base>-seed1`, `<base>-seed2`, ... (one or more) folded together. */
 export interface CompareRow {
-  /** The group's base name, or a lone run's folder name. */
+  /** The group's base name, or the folder name of a run without a seed suffix. */
   readonly name: string;
   /** Mean success over the members (a lone run: its own). */
   readonly meanSuccess: number;

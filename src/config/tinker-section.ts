@@ -37,6 +37,13 @@ export const tinkerSection = z.strictObject({
    * (docs/distributed.md, "SkyRL tx").
    */
   loss_reduction: z.enum(['sum', 'mean']).default('sum'),
+  /**
+   * Longest wait, in seconds, for one request's result (a training step, a sample), after which
+   * the run stops with an error naming the request and the service. Default none: wait without
+   * limit, since a first JAX compile on SkyRL tx can take many minutes. Either way every minute
+   * of waiting on one request prints `still waiting for <op> request <id> from <base_url> (N min)`.
+   */
+  future_timeout_s: z.number().positive().optional(),
 });
 
 export type TinkerSection = z.output<typeof tinkerSection>;

@@ -9,7 +9,8 @@
  *
  * Errors: 408 / 429 / 5xx and refused connections are retried (exponential backoff, up to
  * `maxRetries`), except a 408 from retrieve_future, which means the op is still running and
- * is polled again without limit; other 4xx and failed futures throw a TroupeError('policy') with the
+ * is polled again (without limit, or until `futureTimeoutMs`; `onWait` hears of every minute
+ * of waiting); other 4xx and failed futures throw a TroupeError('policy') with the
  * server's message. Training ops of one model carry consecutive seq_ids and are submitted one
  * after another (each POST once the previous one is acknowledged), so several may be in flight
  * at once (pipelining) and every service runs them in call order.
@@ -41,11 +42,23 @@ export interface TinkerClientOptions {
   readonly backoffMs?: number;
   /** Most `asample` requests in flight at once, over all samplers of this client. Default 64. */
   readonly sampleConcurrency?: number;
+  /**
+   * Longest wait for one future (polls answered 408 or try_again), after which result() throws.
+   * Default none: a first JAX compile on SkyRL tx can keep a future pending for many minutes.
+   * Checked whenever a poll comes back, so a service that long-polls 300 s may overshoot it by that.
+   */
+  readonly futureTimeoutMs?: number;
+  /** Hears `still waiting for <op> request <id> from <url> (N min)` after each full minute one future is pending. */
+  readonly onWait?: (message: string) => void;
+  /** The clock of those waits (tests step it). Default Date.now. */
+  readonly now?: () => number;
 }
 
 type ResultKind = 'json' | 'forward_backward' | 'sample';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** What pollFuture answers while the op still runs. */
+const PENDING = Symbol('pending');
 
 export class TinkerClient {
   readonly baseUrl: string;
@@ -87,7 +100,7 @@ export class TinkerClient {
 
   async createLoraModel(baseModel: string, lora: LoraConfigWire): Promise<TinkerTrainingModel> {
     const id = await this.submit('/create_model', { session_id: this.sessionId, model_seq_id: this.modelCounter++, base_model: baseModel, lora_config: lora });
-    const { model_id } = (await this.result(id, 'json')) as { model_id: string };
+    const { model_id } = (await this.result(id, 'json', 'create_model')) as { model_id: string };
     return new TinkerTrainingModel(this, model_id);
   }
 
@@ -118,22 +131,47 @@ export class TinkerClient {
     return (JSON.parse(new TextDecoder().decode(raw.body)) as { request_id: string }).request_id;
   }
 
-  /** Polls retrieve_future until the result is ready; a failed future throws. */
-  async result(requestId: string, kind: ResultKind): Promise<unknown> {
+  /**
+   * Polls retrieve_future until the result is ready; a failed future throws, and so does one
+   * pending past `futureTimeoutMs`. `op` names the request in messages (default: `kind`).
+   */
+  async result(requestId: string, kind: ResultKind, op: string = kind): Promise<unknown> {
+    const now = this.options.now ?? Date.now;
+    const started = now();
+    let minutesReported = 0;
     for (;;) {
-      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-      if (kind !== 'json') headers.Accept = PROTOBUF_CONTENT_TYPE;
-      // A 408 here is the service's long poll running out while the op still runs (SkyRL tx
-      // answers it after 300 s, e.g. during a first JAX compile): poll again, as for try_again,
-      // without spending the retries meant for failures.
-      const raw = await this.fetchWithRetries('/retrieve_future', { method: 'POST', headers, body: JSON.stringify({ request_id: requestId }) }, { pendingOn408: true });
-      if (raw === undefined) continue;
-      if (raw.contentType.includes(PROTOBUF_CONTENT_TYPE)) return kind === 'sample' ? decodeSampleResponse(raw.body) : decodeForwardBackwardOutput(raw.body);
-      const json = JSON.parse(new TextDecoder().decode(raw.body)) as Record<string, unknown>;
-      if (json.type === 'try_again') continue;
-      if (typeof json.error === 'string') throw new TroupeError('policy', `Tinker request ${requestId} failed (${String(json.category)} error): ${json.error}`);
-      return json;
+      const answer = await this.pollFuture(requestId, kind);
+      if (answer !== PENDING) return answer;
+      const waitedMs = now() - started;
+      const cap = this.options.futureTimeoutMs;
+      if (cap !== undefined && waitedMs >= cap) {
+        throw new TroupeError(
+          'policy',
+          `Tinker ${op} request ${requestId} is still pending after ${Number((waitedMs / 1000).toFixed(1))} s of waiting on ${this.baseUrl} (policy.tinker.future_timeout_s: ${cap / 1000}); if the service is only slow (a first compile can take many minutes), raise policy.tinker.future_timeout_s or remove it to wait without limit, else check the service at ${this.baseUrl}`,
+        );
+      }
+      const minutes = Math.floor(waitedMs / 60_000);
+      if (minutes > minutesReported) {
+        minutesReported = minutes;
+        this.options.onWait?.(`still waiting for ${op} request ${requestId} from ${this.baseUrl} (${minutes} min)`);
+      }
     }
+  }
+
+  /** One retrieve_future: the result, PENDING while the op still runs, or a failed future's error. */
+  private async pollFuture(requestId: string, kind: ResultKind): Promise<unknown> {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (kind !== 'json') headers.Accept = PROTOBUF_CONTENT_TYPE;
+    // A 408 here is the service's long poll running out while the op still runs (SkyRL tx
+    // answers it after 300 s, e.g. during a first JAX compile): pending, as for try_again,
+    // without spending the retries meant for failures.
+    const raw = await this.fetchWithRetries('/retrieve_future', { method: 'POST', headers, body: JSON.stringify({ request_id: requestId }) }, { pendingOn408: true });
+    if (raw === undefined) return PENDING;
+    if (raw.contentType.includes(PROTOBUF_CONTENT_TYPE)) return kind === 'sample' ? decodeSampleResponse(raw.body) : decodeForwardBackwardOutput(raw.body);
+    const json = JSON.parse(new TextDecoder().decode(raw.body)) as Record<string, unknown>;
+    if (json.type === 'try_again') return PENDING;
+    if (typeof json.error === 'string') throw new TroupeError('policy', `Tinker request ${requestId} failed (${String(json.category)} error): ${json.error}`);
+    return json;
   }
 
   async post(route: string, body: unknown): Promise<unknown> {
@@ -204,7 +242,7 @@ export class TinkerTrainingModel {
   /** Submits now (taking the next seq_id) and returns the pending result. */
   forwardBackward(data: readonly Datum[], lossFn: LossFnName, options: { config?: Record<string, number>; forwardOnly?: boolean } = {}): Promise<ForwardBackwardOutput> {
     const bytes = encodeForwardBackwardRequest({ model_id: this.modelId, seq_id: ++this.seq, data, loss_fn: lossFn, loss_fn_config: options.config ?? {}, forward_only: options.forwardOnly ?? false });
-    return this.inOrder(() => this.client.submitProto('/forward_backward', bytes)).then((id) => this.client.result(id, 'forward_backward')) as Promise<ForwardBackwardOutput>;
+    return this.inOrder(() => this.client.submitProto('/forward_backward', bytes)).then((id) => this.client.result(id, 'forward_backward', options.forwardOnly ? 'forward' : 'forward_backward')) as Promise<ForwardBackwardOutput>;
   }
 
   /**
@@ -246,7 +284,7 @@ export class TinkerTrainingModel {
 
   /** unload_model: the service frees the client; its sampler sessions may go with it. */
   async unload(): Promise<void> {
-    await this.client.result(await this.inOrder(() => this.client.submit('/unload_model', { model_id: this.modelId })), 'json');
+    await this.client.result(await this.inOrder(() => this.client.submit('/unload_model', { model_id: this.modelId })), 'json', 'unload_model');
   }
 
   /** A frozen copy of the current weights: a sampling session id, or with `name` a tinker:// sampler_weights path. */
@@ -257,7 +295,7 @@ export class TinkerTrainingModel {
 
   private op(route: string, body: Record<string, unknown>): Promise<unknown> {
     const seq_id = ++this.seq;
-    return this.inOrder(() => this.client.submit(route, { model_id: this.modelId, seq_id, ...body })).then((id) => this.client.result(id, 'json'));
+    return this.inOrder(() => this.client.submit(route, { model_id: this.modelId, seq_id, ...body })).then((id) => this.client.result(id, 'json', route.slice(1)));
   }
 
   /** Submits once the previous op's submission has settled (acknowledged or failed). */
@@ -280,7 +318,7 @@ export class TinkerSampler {
     // seq_id is taken when the request goes out, so the ids still go out in order.
     return this.client.sampleLimit.run(async () => {
       const id = await this.client.submit('/asample', { ...request, sampling_session_id: this.samplingSessionId, seq_id: this.seq++ });
-      return (await this.client.result(id, 'sample')) as SampleResponse;
+      return (await this.client.result(id, 'sample', 'asample')) as SampleResponse;
     });
   }
 }

@@ -17,7 +17,7 @@ import { checkLoraAlpha, connectTinker, samplerOf, serviceBaseModel, serviceCont
 
 export async function buildTinkerPolicySet(options: { config: ResolvedConfig; roles: readonly string[]; tokenizer: Tokenizer; prompting: PromptFormat; learner: LearnerOptions; log: (m: string) => void }): Promise<PolicySet> {
   const { config, roles, tokenizer } = options;
-  const client = await connectTinker(config);
+  const client = await connectTinker(config, options.log);
   try {
     const baseModel = await serviceBaseModel(client, config);
     const roleToPolicy = assignRoles(config.policy.map, roles);

@@ -4,7 +4,7 @@
  * service must use to reproduce an embedded run, and the tokenizer and prompt format read from
  * the base model's local folder (prompts are tokenised here, never on the service).
  *
- *   const client = await connectTinker(config);
+ *   const client = await connectTinker(config, log);
  *   const baseModel = await serviceBaseModel(client, config);
  *   const { tokenizer, prompting } = tinkerPrompting(config);
  */
@@ -39,9 +39,17 @@ export function tinkerBaseModel(config: ResolvedConfig): string {
   return name;
 }
 
-export function connectTinker(config: ResolvedConfig): Promise<TinkerClient> {
+/** The client of policy.tinker; `log` hears each minute a request's result is still pending. */
+export function connectTinker(config: ResolvedConfig, log?: (m: string) => void): Promise<TinkerClient> {
   const section = config.policy.tinker!;
-  return TinkerClient.connect({ baseUrl: section.base_url, apiKey: tinkerApiKey(), maxRetries: section.max_retries, sampleConcurrency: section.concurrency });
+  return TinkerClient.connect({
+    baseUrl: section.base_url,
+    apiKey: tinkerApiKey(),
+    maxRetries: section.max_retries,
+    sampleConcurrency: section.concurrency,
+    futureTimeoutMs: section.future_timeout_s === undefined ? undefined : section.future_timeout_s * 1000,
+    onWait: log,
+  });
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The table `troupe compare` prints: each run's (or seed group's) final held-out success with
  * its 95% Wilson interval, the episodes it was measured on and the RL step after which it was
- * measured. A group shows the mean over seeds and each seed's number in seed order:
+ * measured. A group shows the mean over seeds and each seed's number in seed order (a group of
+ * one seed: its seed and its number, no mean of one):
  *
  *   | run | seeds | held-out success % | 95% Wilson interval % | n | after RL step |
  *   |---|---|---|---|---|---|
@@ -28,7 +29,7 @@ export interface SeedResult {
 }
 
 export interface CompareRow {
-  /** The group's base name, or a lone run's folder name. */
+  /** The group's base name, or the folder name of a run without a seed suffix. */
   readonly name: string;
   /** Mean success over the members (a lone run: its own). */
   readonly mean_success: number;
@@ -61,7 +62,7 @@ export function rowCells(row: CompareRow): string[] {
   const success = grouped ? `${pct(row.mean_success)} (${m.map((r) => pct(r.success_rate)).join(' / ')})` : pct(m[0]!.success_rate);
   return [
     row.name,
-    grouped ? m.map((r) => r.seed).join(', ') : '',
+    m.flatMap((r) => (r.seed === undefined ? [] : [r.seed])).join(', '),
     success,
     m.map((r) => `${pct(r.ci_low)}-${pct(r.ci_high)}`).join(' / '),
     shared(m.map((r) => String(r.n))),

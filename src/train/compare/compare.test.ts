@@ -59,6 +59,17 @@ test('the table gives each run its final held-out success with a 95% Wilson inte
   assert.ok(Math.abs(rows[1]!.members[0]!.ciLow - 0.4038) < 1e-4 && Math.abs(rows[1]!.members[0]!.ciHigh - 0.5962) < 1e-4);
 });
 
+test('a seed folder without siblings is a group of one: named after its base, with its seed and its number', async () => {
+  const runs = [fakeRun('lone-seed3', 0.875, 200, { seed: 3 }), fakeRun('plain', 0.5, 100, { steps: 8 })];
+  const { markdown, rows } = await compare({ runs });
+  assert.deepEqual(cells(markdown), [
+    ['lone', '3', '87.5', '82.2-91.4', '200', '11'],
+    ['plain', '', '50.0', '40.4-59.6', '100', '7'],
+  ]);
+  assert.deepEqual(rows.map((r) => [r.name, r.members.map((m) => [m.run, m.seed])]), [['lone', [['lone-seed3', 3]]], ['plain', [['plain', undefined]]]]);
+  assert.equal(rows[0]!.meanSuccess, 0.875);
+});
+
 test('the page is one self-contained file with one held-out curve per run on shared axes, and reward, entropy and turns panels', async () => {
   const out = join(root, 'pages', 'compare.html');
   const runs = [fakeRun('page-a-seed1', 0.6), fakeRun('page-a-seed2', 0.7, 200, { seed: 2 }), fakeRun('page-b', 0.4, 200, { steps: 20 })];

@@ -17,8 +17,21 @@ test('runs that differ only by the seed suffix form one group, seeds in order, g
     [
       ['a', ['a-seed-1:1', 'a-seed2:2', 'a-seed3:3']],
       ['b', ['b:-']],
-      ['c-seed1', ['c-seed1:-']], // one seed alone is not a group: it keeps its full name
+      ['c', ['c-seed1:1']], // one seed alone is a group of one
       ['d', ['d-seed4:4', 'd-seed5:5']],
+    ],
+  );
+});
+
+test('a group whose base is also a run without a seed suffix is named <base>-seed*, so no two rows share a name', () => {
+  const groups = groupBySeed(['a', 'a-seed1', 'b-seed1', 'b-seed2', 'b'].map((name) => ({ name })));
+  assert.deepEqual(
+    groups.map((g) => [g.name, g.members.map((m) => `${m.run.name}:${m.seed ?? '-'}`)]),
+    [
+      ['a', ['a:-']],
+      ['a-seed*', ['a-seed1:1']],
+      ['b-seed*', ['b-seed1:1', 'b-seed2:2']],
+      ['b', ['b:-']],
     ],
   );
 });
