@@ -45,7 +45,9 @@ const sudokuOptionsShape = {
    * Compact prompts only: `empty` adds a line `EMPTY 12 14 21` naming the empty cells (row,
    * column). It restates the board, nothing from the solution, for models that cannot count
    * their way to a cell's coordinates. On the 0.2M embedded model it did not make Sudoku
-   * learnable (docs/results.md).
+   * learnable (docs/results.md). `cell` adds `CELL 23 ROW 1.3. COL ..4. BOX 3.1.`: the empty
+   * cell with the fewest candidates and its row, column and box, counted by the rules from the
+   * board (never the solution); the model still finds the missing digit.
    */
   hint: z
     .enum(SUDOKU_HINTS, { error: `hint must be one of ${SUDOKU_HINTS.join(' | ')}` })
