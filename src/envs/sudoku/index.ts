@@ -16,7 +16,7 @@ import type { Role, Split, TaskDefinition, TaskSource, Team, TeamOptions } from 
 import { MAX_HOLES } from './generate-sudoku.js';
 import { generateSudokuForSplit } from './puzzle-split.js';
 import { SudokuEnv } from './sudoku-env.js';
-import { CELL_COUNT, SUDOKU_SIZE, correctFills, emptyCount } from './sudoku-grid.js';
+import { CELL_COUNT, SUDOKU_SIZE, emptyCount, fillProgress } from './sudoku-grid.js';
 import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
 import { SUDOKU_HINTS } from './sudoku-prompts.js';
 import { createCommitRole, createProgramToolRole, createToolRole } from './sudoku-roles.js';
@@ -74,11 +74,11 @@ function createSource(options: SudokuOptions, seed: number): TaskSource<SudokuEn
   };
 }
 
-/** Team reward: 1 when solved, else UNSOLVED_PROGRESS_WEIGHT x fraction of holes right. */
+/** Team reward: 1 when solved, else UNSOLVED_PROGRESS_WEIGHT x (holes right - holes wrong) / holes, at least 0. */
 export function sudokuGlobalReward(env: SudokuEnv): number {
   if (env.success) return 1;
   const holes = emptyCount(env.puzzle.givens);
-  return (UNSOLVED_PROGRESS_WEIGHT * correctFills(env.cells, env.puzzle.givens, env.puzzle.solution)) / holes;
+  return (UNSOLVED_PROGRESS_WEIGHT * Math.max(0, fillProgress(env.cells, env.puzzle.givens, env.puzzle.solution))) / holes;
 }
 
 function createTeam(options: SudokuOptions, team: TeamOptions): Team<SudokuEnv> {
