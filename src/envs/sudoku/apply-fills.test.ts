@@ -65,11 +65,17 @@ test('shaping is a potential: wrong-but-legal, fixed, then broken again', () => 
   // OPEN_PUZZLE gives only row 1; the solution has 3 at (2,1) but 4 is legal there.
   const wrong = run([f(2, 1, 4)], OPEN_PUZZLE.givens, OPEN_PUZZLE);
   assert.equal(wrong.results[0]?.verdict, 'ok');
-  assertClose(wrong.reward, -0.01);
+  // A wrong digit counts against the potential: -0.01 - 0.1, below a rejected fill's -0.1.
+  assertClose(wrong.reward, -0.11);
+  const rejected = run([f(1, 1, 4)], OPEN_PUZZLE.givens, OPEN_PUZZLE);
+  assert.equal(rejected.results[0]?.verdict, 'given');
+  assert.ok(wrong.reward < rejected.reward);
   const fixed = run([f(2, 1, 3)], wrong.cells, OPEN_PUZZLE);
-  assertClose(fixed.reward, 0.09);
+  assertClose(fixed.reward, 0.19);
   const broken = run([f(2, 1, 4)], fixed.cells, OPEN_PUZZLE);
-  assertClose(broken.reward, -0.11);
+  assertClose(broken.reward, -0.21);
+  // Wrong, fixed, broken: the shaping terms sum to the potential's change (one wrong cell).
+  assertClose(wrong.reward + fixed.reward + broken.reward, 3 * -0.01 - 0.1);
 });
 
 test('applyFills never mutates its input board', () => {

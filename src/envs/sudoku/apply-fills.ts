@@ -12,7 +12,7 @@ import {
   SUDOKU_SIZE,
   cellIndex,
   conflictUnits,
-  correctFills,
+  fillProgress,
   emptyCount,
   sameCells,
 } from './sudoku-grid.js';
@@ -59,7 +59,7 @@ export function applyFills(options: {
   const { givens, solution, fills } = options;
   const cells = [...options.cells];
   const wasSolved = sameCells(cells, solution);
-  const correctBefore = correctFills(cells, givens, solution);
+  const progressBefore = fillProgress(cells, givens, solution);
   const results: FillResult[] = [];
   let reward = 0;
   for (const fill of fills) {
@@ -84,7 +84,7 @@ export function applyFills(options: {
     results.push({ fill, verdict: 'ok' });
     reward += SUDOKU_REWARDS.fillCost;
   }
-  reward += SUDOKU_REWARDS.correctFillShaping * (correctFills(cells, givens, solution) - correctBefore);
+  reward += SUDOKU_REWARDS.correctFillShaping * (fillProgress(cells, givens, solution) - progressBefore);
   const solved = !wasSolved && sameCells(cells, solution);
   if (solved) reward += SUDOKU_REWARDS.solveBonus;
   return { cells, results, reward: roundReward(reward), solved, empty: emptyCount(cells) };

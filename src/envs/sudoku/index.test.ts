@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sudokuTask } from './index.js';
+import { sudokuGlobalReward, sudokuTask } from './index.js';
+import { OPEN_PUZZLE, SOLVING_FILLS, assertClose, puzzleEnv } from './sudoku-fixtures.test-helper.js';
 
 function issues(input: unknown) {
   const result = sudokuTask.optionsSchema.safeParse(input);
@@ -36,4 +37,18 @@ test('bad values are rejected with the key in the path and in the message', () =
     assert.deepEqual(issue?.path, [key], `${key}=${value}`);
     assert.match(issue?.message ?? '', new RegExp(key), `${key}=${value}`);
   }
+});
+
+test('the team reward counts right holes minus wrong ones, never below 0, and 1 when solved', () => {
+  const env = puzzleEnv(OPEN_PUZZLE);
+  assert.equal(sudokuGlobalReward(env), 0);
+  env.commit([{ row: 2, col: 1, digit: 3 }, { row: 2, col: 2, digit: 4 }]);
+  assertClose(sudokuGlobalReward(env), (0.5 * 2) / 12);
+  env.commit([{ row: 2, col: 3, digit: 2 }]); // legal, but the solution has 1
+  assertClose(sudokuGlobalReward(env), (0.5 * 1) / 12);
+  env.commit([{ row: 3, col: 1, digit: 4 }, { row: 3, col: 2, digit: 3 }]); // two more wrong
+  assert.equal(sudokuGlobalReward(env), 0);
+  const solved = puzzleEnv();
+  solved.commit(SOLVING_FILLS);
+  assert.equal(sudokuGlobalReward(solved), 1);
 });

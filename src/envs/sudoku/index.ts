@@ -16,7 +16,7 @@ import type { Role, Split, TaskDefinition, TaskSource, Team, TeamOptions } from 
 import { MAX_HOLES } from './generate-sudoku.js';
 import { generateSudokuForSplit } from './puzzle-split.js';
 import { SudokuEnv } from './sudoku-env.js';
-import { CELL_COUNT, SUDOKU_SIZE, correctFills, emptyCount } from './sudoku-grid.js';
+import { CELL_COUNT, SUDOKU_SIZE, emptyCount, fillProgress } from './sudoku-grid.js';
 import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
 import { SUDOKU_HINTS } from './sudoku-prompts.js';
 import { createCommitRole, createProgramToolRole, createToolRole } from './sudoku-roles.js';
@@ -45,7 +45,9 @@ const sudokuOptionsShape = {
    * Compact prompts only: `empty` adds a line `EMPTY 12 14 21` naming the empty cells (row,
    * column). It restates the board, nothing from the solution, for models that cannot count
    * their way to a cell's coordinates. On the 0.2M embedded model it did not make Sudoku
-   * learnable (docs/results.md).
+   * learnable (docs/results.md). `cell` adds `CELL 23 ROW 1.3. COL ..4. BOX 3.1.`: the empty
+   * cell with the fewest candidates and its row, column and box, counted by the rules from the
+   * board (never the solution); the model still finds the missing digit.
    */
   hint: z
     .enum(SUDOKU_HINTS, { error: `hint must be one of ${SUDOKU_HINTS.join(' | ')}` })
@@ -72,11 +74,11 @@ function createSource(options: SudokuOptions, seed: number): TaskSource<SudokuEn
   };
 }
 
-/** Team reward: 1 when solved, else UNSOLVED_PROGRESS_WEIGHT x fraction of holes right. */
+/** Team reward: 1 when solved, else UNSOLVED_PROGRESS_WEIGHT x (holes right - holes wrong) / holes, at least 0. */
 export function sudokuGlobalReward(env: SudokuEnv): number {
   if (env.success) return 1;
   const holes = emptyCount(env.puzzle.givens);
-  return (UNSOLVED_PROGRESS_WEIGHT * correctFills(env.cells, env.puzzle.givens, env.puzzle.solution)) / holes;
+  return (UNSOLVED_PROGRESS_WEIGHT * Math.max(0, fillProgress(env.cells, env.puzzle.givens, env.puzzle.solution))) / holes;
 }
 
 function createTeam(options: SudokuOptions, team: TeamOptions): Team<SudokuEnv> {

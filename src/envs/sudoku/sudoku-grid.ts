@@ -73,11 +73,16 @@ export function emptyCount(cells: Cells): number {
   return n;
 }
 
-/** Non-given cells whose digit matches the solution: the progress measure used for shaping. */
-export function correctFills(cells: Cells, givens: Cells, solution: Cells): number {
+/**
+ * Non-given cells that match the solution minus those that hold another digit: the potential of
+ * the shaping term. A wrong digit counts against it, so a legal but wrong fill (which leaves the
+ * board without a completion) scores below a fill the rules reject (which changes nothing).
+ */
+export function fillProgress(cells: Cells, givens: Cells, solution: Cells): number {
   let n = 0;
   for (let i = 0; i < CELL_COUNT; i++) {
-    if (givens[i] === EMPTY && cells[i] !== EMPTY && cells[i] === solution[i]) n++;
+    if (givens[i] !== EMPTY || cells[i] === EMPTY) continue;
+    n += cells[i] === solution[i] ? 1 : -1;
   }
   return n;
 }

@@ -8,6 +8,7 @@
  *
  *     PLAN 1/3 M16       role, turn/turns, most fills per answer
  *     EMPTY 12 14 21 ... only with `hint: empty`: the empty cells (row, column)
+ *     CELL 23 ROW ...    only with `hint: cell`: the next cell and its units (cell-hint.ts)
  *     1.3.               the board, `.` empty
  *     ..1.
  *     ....
@@ -28,6 +29,7 @@
  */
 import { PROGRAM_REPLY, programLines, programTerms } from '../grid/program-prompt.js';
 import type { TurnContext } from '../types.js';
+import { cellHintLine } from './cell-hint.js';
 import type { FillResult, FillVerdict } from './apply-fills.js';
 import type { SudokuEnv, SudokuRecord } from './sudoku-env.js';
 import { type Unit, EMPTY, SUDOKU_SIZE } from './sudoku-grid.js';
@@ -46,8 +48,11 @@ export interface SudokuPromptInput {
   readonly hint?: SudokuHint;
 }
 
-/** Compact-prompt extras: `empty` lists the empty cells as `EMPTY 12 14` (row, column). */
-export const SUDOKU_HINTS = ['none', 'empty'] as const;
+/**
+ * Compact-prompt extras: `empty` lists the empty cells as `EMPTY 12 14` (row, column); `cell`
+ * names the next cell to fill and restates its row, column and box (cell-hint.ts).
+ */
+export const SUDOKU_HINTS = ['none', 'empty', 'cell'] as const;
 export type SudokuHint = (typeof SUDOKU_HINTS)[number];
 
 /** `EMPTY 12 14 21`: the empty cells in reading order, or `EMPTY -` on a full board. */
@@ -81,6 +86,7 @@ export function compactPrompt(input: SudokuPromptInput): string {
   const { env, role, ctx, maxFills } = input;
   const lines = [`${role.toUpperCase()} ${ctx.turn + 1}/${ctx.maxTurns} M${maxFills}`];
   if (input.hint === 'empty') lines.push(emptyCellsLine(env.cells));
+  if (input.hint === 'cell') lines.push(cellHintLine(env.cells));
   lines.push(renderCompactGrid(env.cells));
   if (role === 'plan') {
     const proposal = currentProposal(env, ctx.turn);

@@ -8,9 +8,10 @@
  * | valid fill (applied)                                     | -0.01                       |
  * | invalid fill: a given cell, row/col/digit outside 1-4,   | -0.1 (instead of -0.01),    |
  * |   or a digit already in the cell's row, column or box    |   NOT applied               |
- * | shaping                                                  | +0.1 x change in the number |
- * |                                                          |   of non-given cells that   |
- * |                                                          |   match the solution        |
+ * | shaping                                                  | +0.1 x change in (non-given |
+ * |                                                          |   cells that match the      |
+ * |                                                          |   solution - those that do  |
+ * |                                                          |   not)                      |
  * | the grid becomes the solution                            | +1                          |
  * | unparseable text / no fills / too many fills             | -0.1, nothing applied       |
  *
@@ -19,13 +20,16 @@
  * fill that broke a rule. Player fills may be overwritten (only givens are fixed), so a wrong
  * but legal digit can be corrected in a later turn. The shaping is a potential difference, so
  * writing a correct digit, erasing it by an overwrite and writing it again earns nothing net.
+ * A wrong digit counts against the potential: a legal but wrong fill leaves a board with no
+ * completion, and with best-branch tree sampling a fill that cost no more than -0.01 would be
+ * chosen over a rejected one (-0.1), which at least changes nothing; now it costs -0.11.
  */
 export const SUDOKU_REWARDS = {
   /** Cost of every applied fill: prefer short, exact answers. */
   fillCost: -0.01,
   /** Replaces fillCost for a fill the rules forbid. */
   invalidFill: -0.1,
-  /** Per non-given cell newly matching the solution (negative when one stops matching). */
+  /** Per non-given cell newly matching the solution, and minus this per cell newly holding a wrong digit. */
   correctFillShaping: 0.1,
   /** Once, when the grid becomes the solution. */
   solveBonus: 1,
@@ -34,7 +38,8 @@ export const SUDOKU_REWARDS = {
 } as const;
 
 /**
- * Team (global) reward, a pure function of the board: 1 when solved, else half the fraction of
- * holes filled correctly, so any unsolved board scores at most 0.5 and solving always stands out.
+ * Team (global) reward, a pure function of the board: 1 when solved, else half of (holes filled
+ * correctly - holes filled wrongly) / holes, at least 0, so any unsolved board scores at most 0.5
+ * and solving always stands out.
  */
 export const UNSOLVED_PROGRESS_WEIGHT = 0.5;

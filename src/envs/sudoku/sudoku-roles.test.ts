@@ -164,8 +164,26 @@ test('hint empty: every compact prompt names the empty cells, which track the co
   assert.ok(tool.parse(answer).ok, answer);
 });
 
+test('hint cell: every compact prompt names the next cell and its units, which follow the committed fills', () => {
+  const hinted = sudokuTask.optionsSchema.parse({ hint: 'cell', max_fills: 1 });
+  const { first: tool, second: plan } = roles(sudokuTask.createTeam(hinted, teamOptions));
+  assert.ok(plan !== undefined);
+  const env = puzzleEnv();
+  // Every empty cell of BOARD has one candidate: the first in reading order, (1,2), is named.
+  assert.equal(tool.prompt(env, t0), `TOOL 1/3 M1\nCELL 12 ROW 1.3. COL .4.3 BOX 1..4\n${BOARD}\nA:`);
+  plan.step(env, plan.parse('122\n'), t0);
+  assert.equal(plan.prompt(env, t1), 'PLAN 2/3 M1\nCELL 14 ROW 123. COL .2.1 BOX 3..2\n123.\n.4.2\n2.4.\n.3.1\nTOOL -\nA:');
+  const single = sudokuTask.createTeam(hinted, { ...teamOptions, variant: 'single' });
+  assert.match(single.roles[0]?.prompt(puzzleEnv(), t0) ?? '', /^AGENT 1\/3 M1\nCELL 12 ROW /);
+  // The scripted player fills the named cell: its solution digit at skill 1, any digit at 0.
+  assert.equal(sudokuTask.scripted({ role: 'tool', prompt: tool.prompt(puzzleEnv(), t0), skill: 1, rng: new Rng(1) }), '122\n');
+  for (let seed = 0; seed < 20; seed++) {
+    assert.match(sudokuTask.scripted({ role: 'plan', prompt: plan.prompt(env, t1), skill: 0, rng: new Rng(seed) }), /^14[1-4]\n$/);
+  }
+});
+
 test('an unknown sudoku hint is a config error naming the allowed values', () => {
   const result = sudokuTask.optionsSchema.safeParse({ hint: 'candidates' });
   assert.equal(result.success, false);
-  assert.match(String(result.error?.issues[0]?.message), /hint must be one of none \| empty/);
+  assert.match(String(result.error?.issues[0]?.message), /hint must be one of none \| empty \| cell/);
 });

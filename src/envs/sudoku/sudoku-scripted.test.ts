@@ -54,6 +54,25 @@ test('skill 1 needs several turns when max_fills is below the hole count, and st
   assert.equal((await successes({ ...base, variant: 'single', maxTurns: 2 }, 1, { holes: 10, max_fills: 4 }, 50)).solved, 0);
 });
 
+test('with hint cell, one fill a turn: skill 1 solves every puzzle in 8 turns, skill 0 never hits a given', async () => {
+  const options = { hint: 'cell', max_fills: 1 };
+  for (const variant of ['team', 'single'] as const) {
+    assert.equal((await successes({ ...base, variant, maxTurns: 8 }, 1, options)).solved, 200, variant);
+  }
+  const team = sudokuTask.createTeam(sudokuTask.optionsSchema.parse(options), { ...base, maxTurns: 8 });
+  const source = sudokuTask.createSource(sudokuTask.optionsSchema.parse(options), 3);
+  const rng = new Rng(7);
+  let fills = 0;
+  for (let i = 0; i < 50; i++) {
+    const { steps } = await playEpisode({ team, env: source.make(i, 'eval'), respond: (role, prompt) => sudokuTask.scripted({ role, prompt, skill: 0, rng }) });
+    for (const step of steps) {
+      fills++;
+      assert.doesNotMatch(step.outcome.failure ?? '', /given/);
+    }
+  }
+  assert.ok(fills >= 400, `${fills} fills`);
+});
+
 test('skill 0 rarely solves, and its answers still parse', async () => {
   const random = await successes(base, 0);
   assert.ok(random.solved <= 10, `skill 0 solved ${random.solved}/200`);

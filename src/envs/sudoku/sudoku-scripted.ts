@@ -6,11 +6,16 @@
  * fills"). Skill 1 therefore solves a puzzle in its first answer when holes <= max_fills, and
  * in ceil(holes / max_fills) turns otherwise. When the
  * board on the prompt has no completion (an earlier wrong but legal fill), every fill is random.
- * The plan role ignores the tool's proposal: its answer depends on the board alone.
+ * The plan role ignores the tool's proposal: its answer depends on the board alone. A compact
+ * prompt with a `CELL` line (`hint: cell`) is followed: the answer is one fill of the named cell,
+ * the solution's digit with probability `skill`, otherwise a uniformly random digit, so the
+ * demonstrations teach the format and leave the digit to be learned.
  * In the natural format the tool answers with a Python program (SUDOKU_PROGRAM below) that
  * solves the board itself and prints the same choices.
  */
 import { fencedPython } from '../grid/scripted-program.js';
+import type { Rng } from '../../util/rng.js';
+import { readCellHint } from './cell-hint.js';
 import type { ScriptedResponder } from '../types.js';
 import type { Fill } from './apply-fills.js';
 import { solveSudoku } from './count-solutions.js';
@@ -68,6 +73,13 @@ function sudokuProgram(cells: readonly number[], fills: readonly (Fill & { solve
   return [`BOARD = [${rows.join(', ')}]`, `STEPS = [${steps.join(', ')}]`, SUDOKU_PROGRAM].join('\n');
 }
 
+/** One `RCD` fill of the cell a `CELL` line names. */
+function namedCellFill(index: number, solution: readonly number[] | undefined, skill: number, rng: Rng): string {
+  const known = solution !== undefined && rng.next() < skill;
+  const digit = known ? (solution[index] as number) : 1 + rng.int(SUDOKU_SIZE);
+  return `${Math.floor(index / SUDOKU_SIZE) + 1}${(index % SUDOKU_SIZE) + 1}${digit}`;
+}
+
 export const sudokuScripted: ScriptedResponder = ({ role, prompt, skill, rng }) => {
   const read = readPromptGrid(prompt);
   // No board in the prompt: answer with text the parsers reject, so the failure is recorded.
@@ -77,6 +89,8 @@ export const sudokuScripted: ScriptedResponder = ({ role, prompt, skill, rng }) 
   read.cells.forEach((v, i) => {
     if (v === EMPTY) open.push(i);
   });
+  const named = read.format === 'compact' ? readCellHint(prompt) : undefined;
+  if (named !== undefined) return `${namedCellFill(named, solution, skill, rng)}\n`;
   const fills: (Fill & { solved: boolean })[] = [];
   const count = Math.min(readMaxFills(prompt) ?? open.length, Math.max(1, open.length));
   for (let k = 0; k < count; k++) {
