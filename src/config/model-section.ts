@@ -21,10 +21,15 @@ export const modelSizes = {
   tied: z.boolean().default(false),
 };
 
+/**
+ * `model.lora`: rank 16, alpha 32 (scale 2). On the default Plan-Path recipe rank 8 (same
+ * scale) fell 20 points short of full fine-tuning on one seed of three; rank 16 came within
+ * 4 points on every seed measured (docs/results.md, "LoRA against full fine-tuning").
+ */
 export const loraSection = z
   .strictObject({
-    r: z.number().int().min(1).max(4096).default(8),
-    alpha: z.number().positive().default(16),
+    r: z.number().int().min(1).max(4096).default(16),
+    alpha: z.number().positive().default(32),
     target_modules: z.array(z.enum(LINEAR_MODULES)).min(1).default(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']),
     /**
      * Also a LoRA pair on the output head (Tinker's `train_unembed`, PEFT's target `lm_head`),

@@ -24,10 +24,10 @@ import { badField, TinkerApiError } from './tinker-api-error.js';
 /**
  * The default LoRA alpha for every rank: the API sends none, so the server chooses it
  * (`troupe serve --tinker --lora-alpha N`; scale alpha / rank) and reports it in get_info as
- * `lora_alpha`, so a client can check it matches its own (docs/tinker.md). 16 is Troupe's
+ * `lora_alpha`, so a client can check it matches its own (docs/tinker.md). 32 is Troupe's
  * `model.lora.alpha` default, so a default `policy.kind: tinker` config matches a default server.
  */
-export const LORA_ALPHA = 16;
+export const LORA_ALPHA = 32;
 
 /** The most padded tokens one forward_backward piece runs (see microBatchTokens). */
 const PIECE_TOKENS = 4096;
