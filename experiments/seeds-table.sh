@@ -5,7 +5,7 @@
 # Sokoban 6x6, Sudoku 4x4; TASKS picks), the team trained with AT-GRPO (shared model and one model per
 # role), the single agent trained with GRPO, their untrained bases (each run's step -1 eval),
 # MAGRPO, the swap of the trained role policies, and the grouping ablation on the 6x6 default
-# recipe (ABLATION=0 leaves it out).
+# recipe with LoRA per role against full fine-tuning (ABLATION=0 leaves both out).
 # Then `troupe compare` over each task's runs: the markdown table (seeds grouped, 95% Wilson
 # intervals, n = 200) and an HTML page of the curves ($OUT/<task>.html).
 #
@@ -58,6 +58,7 @@ done
 if [ "${ABLATION:-1}" = 1 ]; then
   for seed in $SEEDS; do
     queue "plan-path-6/at-grpo-per-role-seed$seed" examples/plan-path-train.yaml --set "seed=$seed" --set policy.map=per-role
+    queue "plan-path-6/lora-seed$seed" examples/plan-path-train.yaml --set "seed=$seed" --set policy.map=lora
   done
   queue plan-path-6/ablation-agent-wise-seed1 examples/plan-path-train.yaml --set seed=1 --set policy.map=per-role --set advantage.group_by=task-role
   queue plan-path-6/ablation-turn-wise-seed1 examples/plan-path-train.yaml --set seed=1 --set policy.map=per-role --set advantage.group_by=task-turn
