@@ -25,6 +25,11 @@ export interface EvaluateOptions {
    * An abort before the call plays nothing (`n` 0). Never rejects because of the abort.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Hears `still waiting for <op> request <id> from <url> (N min)` after each full minute one
+   * request to a Tinker service is pending (policy.kind tinker). Nothing is printed without it.
+   */
+  readonly onWait?: (message: string) => void;
 }
 
 /**
@@ -98,6 +103,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     ...(options.set === undefined ? {} : { set: options.set }),
     ...(options.count === undefined ? {} : { tasks: options.count }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onWait === undefined ? {} : { onWait: options.onWait }),
   });
   return camelCased(result);
 }

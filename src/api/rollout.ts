@@ -24,6 +24,11 @@ export interface RolloutOptions {
    * Never rejects because of the abort.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Hears `still waiting for <op> request <id> from <url> (N min)` after each full minute one
+   * request to a Tinker service is pending (policy.kind tinker). Nothing is printed without it.
+   */
+  readonly onWait?: (message: string) => void;
 }
 
 export type RolloutResult = RolloutRunResult;
@@ -49,5 +54,6 @@ export function rollout(options: RolloutOptions): Promise<RolloutResult> {
     ...(options.count === undefined ? {} : { tasks: options.count }),
     ...(options.out === undefined ? {} : { out: options.out }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onWait === undefined ? {} : { onWait: options.onWait }),
   });
 }

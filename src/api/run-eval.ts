@@ -35,6 +35,12 @@ export interface EvalRunOptions {
    * config's batch), and an abort scores the batches already played.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Hears `still waiting for <op> request <id> from <url> (N min)` after each full minute one
+   * request to a Tinker service is pending (policy.kind tinker; the wait is capped by
+   * policy.tinker.future_timeout_s). The library prints nothing itself; the CLI writes these to stderr.
+   */
+  readonly onWait?: (message: string) => void;
 }
 
 /** What runEval returns; `interrupted` is there only when the signal stopped it early. */
@@ -51,7 +57,10 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunResult> {
   const config = isRun ? await readRunConfig(target as string, input) : await readConfig({ ...input, config: configPath });
   const task = taskOf(config);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
-  const players = await playingPolicies(config, task, team.roles.map((r) => r.name), isRun ? (target as string) : undefined);
+  const players = await playingPolicies(config, task, team.roles.map((r) => r.name), {
+    ...(isRun ? { runDir: target as string } : {}),
+    ...(options.onWait === undefined ? {} : { onWait: options.onWait }),
+  });
   const { source, dispose } = players;
   const watch = watchPolicies(players.policyFor, { label: `eval ${config.name}`, everyMs: options.progress?.everyMs ?? 0, ...(options.progress ? { stream: options.progress.stream } : {}) });
   const policyFor = watch.policyFor;

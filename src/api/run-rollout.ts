@@ -42,6 +42,12 @@ export interface RolloutRunOptions {
    * config's batch), and an abort keeps the batches already played.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Hears `still waiting for <op> request <id> from <url> (N min)` after each full minute one
+   * request to a Tinker service is pending (policy.kind tinker; the wait is capped by
+   * policy.tinker.future_timeout_s). The library prints nothing itself; the CLI writes these to stderr.
+   */
+  readonly onWait?: (message: string) => void;
 }
 
 export interface RolloutRunResult {
@@ -65,7 +71,7 @@ export async function runRollout(options: RolloutRunOptions): Promise<RolloutRun
   }
   const task = taskOf(config);
   const team = task.createTeam(taskOptions(config), teamOptions(config));
-  const players = await playingPolicies(config, task, team.roles.map((r) => r.name));
+  const players = await playingPolicies(config, task, team.roles.map((r) => r.name), options.onWait === undefined ? {} : { onWait: options.onWait });
   const { samples, episodes, played, interrupted } = await rolloutInBatches(
     {
       team,

@@ -5,8 +5,9 @@
  *   npx troupe eval runs/plan-path-team            # a run folder: its config and newest checkpoint
  *   npx troupe eval examples/plan-path.yaml --set policy.skill=0.9 --json
  *
- * A slow (remote) model shows how many completions came back on stderr; when every completion
- * failed (a dead server, a wrong model name) the command fails instead of reporting 0%.
+ * A slow (remote) model shows how many completions came back on stderr (and a Tinker service
+ * each minute one request is still pending); when every completion failed (a dead server, a
+ * wrong model name) the command fails instead of reporting 0%.
  */
 import { Command } from 'commander';
 import { runEval } from '../api/run-eval.js';
@@ -39,7 +40,9 @@ export function evalCommand(): Command {
     .addOption(backendOption())
     .action(async (target: string, opts: { set: string[]; tasks?: number; json?: boolean; backend?: BackendName }) => {
       const progress = { stream: process.stderr, everyMs: process.stderr.isTTY ? 1000 : 5000 };
-      const result = await runEval({ target, set: withBackendSet(opts.set, opts.backend), tasks: opts.tasks, progress });
+      // On a TTY the line clears the redrawn progress line first, which the next redraw restores.
+      const onWait = (message: string) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${message}\n`);
+      const result = await runEval({ target, set: withBackendSet(opts.set, opts.backend), tasks: opts.tasks, progress, onWait });
       process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : formatEval(result));
     });
 }

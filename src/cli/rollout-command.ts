@@ -9,7 +9,8 @@
  *
  * Same config and seed -> byte-identical file. The file is written atomically (temp file +
  * rename) so a crash never leaves a half-written rollout behind. With `--out -` the samples go
- * to stdout and the summary to stderr, so the output pipes.
+ * to stdout and the summary to stderr, so the output pipes. On a Tinker service, each minute
+ * one request is still pending prints `still waiting for ...` on stderr.
  */
 import { Command } from 'commander';
 import { runRollout } from '../api/run-rollout.js';
@@ -30,6 +31,7 @@ export function rolloutCommand(): Command {
     })
     .addOption(backendOption())
     .action(async (config: string, opts: { out: string; set: string[]; tasks?: number; backend?: BackendName }) => {
-      await runRollout({ config, out: opts.out, set: withBackendSet(opts.set, opts.backend), ...(opts.tasks === undefined ? {} : { tasks: opts.tasks }) });
+      const onWait = (message: string) => process.stderr.write(`${message}\n`);
+      await runRollout({ config, out: opts.out, set: withBackendSet(opts.set, opts.backend), onWait, ...(opts.tasks === undefined ? {} : { tasks: opts.tasks }) });
     });
 }

@@ -41,27 +41,34 @@ export interface PlayingPolicies {
   readonly dispose?: () => void;
 }
 
-export async function playingPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
+export interface PlayingPoliciesOptions {
+  /** A run folder: its newest checkpoint plays (else the config's model). */
+  readonly runDir?: string;
+  /** Hears each minute one request to a Tinker service is still pending (policy.kind tinker). */
+  readonly onWait?: (message: string) => void;
+}
+
+export async function playingPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], options: PlayingPoliciesOptions = {}): Promise<PlayingPolicies> {
   const openai = config.policy.openai;
-  if (openai === undefined) return kindPolicies(config, task, roles, runDir);
+  if (openai === undefined) return kindPolicies(config, task, roles, options);
   const servedRoles = config.policy.kind === 'openai' ? roles : (openai.roles ?? []);
   const served = openaiRolePolicies(openai, servedRoles, roles);
   const where = `${openai.base_url} (${[...served].map(([role, p]) => `${role}: ${p.options.model}`).join(', ')})`;
   if (config.policy.kind === 'openai') return { policyFor: (role) => served.get(role)!, source: where };
-  const own = await kindPolicies(config, task, roles, runDir);
+  const own = await kindPolicies(config, task, roles, options);
   return served.size === 0 ? own : { policyFor: (role) => served.get(role) ?? own.policyFor(role), source: `${own.source}; served ${where}`, ...(own.dispose ? { dispose: own.dispose } : {}) };
 }
 
-async function kindPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], runDir?: string): Promise<PlayingPolicies> {
+async function kindPolicies(config: ResolvedConfig, task: TaskDefinition<Env, any>, roles: readonly string[], options: PlayingPoliciesOptions): Promise<PlayingPolicies> {
   switch (config.policy.kind) {
     case 'scripted':
       return { policyFor: scriptedPolicies(task.scripted, config.policy.skill), source: `scripted player at skill ${config.policy.skill}` };
     case 'reference':
       return { policyFor: referencePolicies(task, taskOptions(config), config.seed), source: 'reference solutions' };
     case 'embedded':
-      return embeddedPolicies(config, roles, runDir);
+      return embeddedPolicies(config, roles, options.runDir);
     case 'tinker':
-      return tinkerPlayingPolicies(config, roles, runDir);
+      return tinkerPlayingPolicies(config, roles, options);
     default:
       throw new TroupeError('config', `policy.kind ${config.policy.kind} cannot play here yet`);
   }

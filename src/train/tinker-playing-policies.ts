@@ -8,7 +8,8 @@
  * - otherwise the base model itself (a sampling session on `base_model`), for every role.
  *
  * Requests: per policy create_model + load_weights + save_weights_for_sampler once, then one
- * asample per prompt (K samples in one request), as in training.
+ * asample per prompt (K samples in one request), as in training. `onWait` hears each minute one
+ * request is still pending (`still waiting for asample request ...`), as training's log does.
  */
 import { join } from 'node:path';
 import type { ResolvedConfig } from '../config/resolve-config.js';
@@ -20,11 +21,15 @@ import { listCheckpoints, type CheckpointState } from './checkpoint-store.js';
 import { assignRoles } from './policy-set.js';
 import { connectTinker, samplerOf, serviceBaseModel, serviceContextLength, tinkerLoraConfig, tinkerPrompting } from './tinker-service-setup.js';
 
-export async function tinkerPlayingPolicies(config: ResolvedConfig, roles: readonly string[], runDir?: string): Promise<{ policyFor: (role: string) => Policy; source: string; dispose: () => void }> {
+export async function tinkerPlayingPolicies(
+  config: ResolvedConfig,
+  roles: readonly string[],
+  options: { runDir?: string; onWait?: (message: string) => void } = {},
+): Promise<{ policyFor: (role: string) => Policy; source: string; dispose: () => void }> {
   const { tokenizer, prompting } = tinkerPrompting(config);
   const roleToPolicy = assignRoles(config.policy.map, roles);
-  const checkpoint = runDir ? listCheckpoints(runDir).at(-1) : undefined;
-  const client = await connectTinker(config);
+  const checkpoint = options.runDir ? listCheckpoints(options.runDir).at(-1) : undefined;
+  const client = await connectTinker(config, options.onWait);
   try {
     const baseModel = await serviceBaseModel(client, config);
     const contextLength = await serviceContextLength(client, baseModel);
