@@ -10,8 +10,8 @@ function issues(input: unknown) {
 }
 
 test('options default to a 4x4 grid, 8 holes and 16 fills per answer', () => {
-  assert.deepEqual(sudokuTask.optionsSchema.parse({}), { size: 4, holes: 8, max_fills: 16, hint: 'none' });
-  assert.deepEqual(sudokuTask.optionsSchema.parse({ holes: 12, max_fills: 3 }), { size: 4, holes: 12, max_fills: 3, hint: 'none' });
+  assert.deepEqual(sudokuTask.optionsSchema.parse({}), { size: 4, holes: 8, max_fills: 16, hint: 'none', history: 'none' });
+  assert.deepEqual(sudokuTask.optionsSchema.parse({ holes: 12, max_fills: 3 }), { size: 4, holes: 12, max_fills: 3, hint: 'none', history: 'none' });
   assert.equal(sudokuTask.defaultMaxTurns, 3);
   assert.equal(sudokuTask.name, 'sudoku');
 });

@@ -18,7 +18,7 @@ import { generateSudokuForSplit } from './puzzle-split.js';
 import { SudokuEnv } from './sudoku-env.js';
 import { CELL_COUNT, SUDOKU_SIZE, emptyCount, fillProgress } from './sudoku-grid.js';
 import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
-import { SUDOKU_HINTS } from './sudoku-prompts.js';
+import { SUDOKU_HINTS, SUDOKU_HISTORIES } from './sudoku-prompts.js';
 import { createCommitRole, createProgramToolRole, createToolRole } from './sudoku-roles.js';
 import { sudokuScripted } from './sudoku-scripted.js';
 
@@ -52,6 +52,14 @@ const sudokuOptionsShape = {
   hint: z
     .enum(SUDOKU_HINTS, { error: `hint must be one of ${SUDOKU_HINTS.join(' | ')}` })
     .default('none'),
+  /**
+   * Compact prompts only: `last` adds `LAST 231 X`, the fills played on the previous turn
+   * and their verdicts (the natural format always tells the earlier turns). Without it a
+   * model that repeats a rejected digit sees the very same prompt again and again.
+   */
+  history: z
+    .enum(SUDOKU_HISTORIES, { error: `history must be one of ${SUDOKU_HISTORIES.join(' | ')}` })
+    .default('none'),
 };
 
 export const sudokuOptionsSchema = z.strictObject(
@@ -82,7 +90,7 @@ export function sudokuGlobalReward(env: SudokuEnv): number {
 }
 
 function createTeam(options: SudokuOptions, team: TeamOptions): Team<SudokuEnv> {
-  const roleOptions = { format: team.format, maxFills: options.max_fills, hint: options.hint };
+  const roleOptions = { format: team.format, maxFills: options.max_fills, hint: options.hint, history: options.history };
   // The natural tool writes a program that runs in the code sandbox; a host that cannot
   // sandbox fails on the first run with the sandbox's own error.
   const tool = () => (team.format === 'natural' ? createProgramToolRole(roleOptions) : createToolRole(roleOptions));

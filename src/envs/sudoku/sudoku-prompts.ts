@@ -9,6 +9,8 @@
  *     PLAN 1/3 M16       role, turn/turns, most fills per answer
  *     EMPTY 12 14 21 ... only with `hint: empty`: the empty cells (row, column)
  *     CELL 23 ROW ...    only with `hint: cell`: the next cell and its units (cell-hint.ts)
+ *     LAST 231 X         only with `history: last`: the fills played last and their verdicts
+ *                        (`LAST -` none yet, `LAST ?` unparseable)
  *     1.3.               the board, `.` empty
  *     ..1.
  *     ....
@@ -46,6 +48,7 @@ export interface SudokuPromptInput {
   readonly ctx: TurnContext;
   readonly maxFills: number;
   readonly hint?: SudokuHint;
+  readonly history?: SudokuHistory;
 }
 
 /**
@@ -62,6 +65,34 @@ export function emptyCellsLine(cells: readonly number[]): string {
     if (v === EMPTY) names.push(`${Math.floor(i / SUDOKU_SIZE) + 1}${(i % SUDOKU_SIZE) + 1}`);
   });
   return `EMPTY ${names.length === 0 ? '-' : names.join(' ')}`;
+}
+
+/**
+ * Compact-prompt memory: `last` adds `LAST 231 X`, the fills played on the previous turn and
+ * their verdicts, so a model that sees the same board again knows which digit was just
+ * rejected there (the natural format already tells every earlier turn). It is the game's own
+ * record, nothing from the solution.
+ */
+export const SUDOKU_HISTORIES = ['none', 'last'] as const;
+export type SudokuHistory = (typeof SUDOKU_HISTORIES)[number];
+
+/** `LAST 231 X` for the latest committed fills, `LAST ?` if that answer was unusable, `LAST -` before any. */
+export function lastCommitLine(env: SudokuEnv): string {
+  for (let i = env.history.length - 1; i >= 0; i--) {
+    const record = env.history[i];
+    if (record === undefined || record.kind !== 'commit') continue;
+    if (record.failure !== undefined) return 'LAST ?';
+    return `LAST ${fillsText(record)} ${verdictsText(record)}`;
+  }
+  return 'LAST -';
+}
+
+function fillsText(record: SudokuRecord): string {
+  return record.fills.map((f) => `${f.row}${f.col}${f.digit}`).join(' ');
+}
+
+function verdictsText(record: SudokuRecord): string {
+  return record.results.map((r) => VERDICT_CODES[r.verdict]).join('');
 }
 
 const VERDICT_CODES: Record<FillVerdict, string> = { ok: 'V', given: 'G', range: 'R', conflict: 'X' };
@@ -87,15 +118,14 @@ export function compactPrompt(input: SudokuPromptInput): string {
   const lines = [`${role.toUpperCase()} ${ctx.turn + 1}/${ctx.maxTurns} M${maxFills}`];
   if (input.hint === 'empty') lines.push(emptyCellsLine(env.cells));
   if (input.hint === 'cell') lines.push(cellHintLine(env.cells));
+  if (input.history === 'last') lines.push(lastCommitLine(env));
   lines.push(renderCompactGrid(env.cells));
   if (role === 'plan') {
     const proposal = currentProposal(env, ctx.turn);
     if (proposal === undefined) lines.push('TOOL -');
     else if (proposal.failure !== undefined) lines.push('TOOL ?');
     else {
-      const fills = proposal.fills.map((f) => `${f.row}${f.col}${f.digit}`).join(' ');
-      const verdicts = proposal.results.map((r) => VERDICT_CODES[r.verdict]).join('');
-      lines.push(`TOOL ${fills}`, `SIM ${verdicts} E=${proposal.empty}${proposal.solved ? ' WIN' : ''}`);
+      lines.push(`TOOL ${fillsText(proposal)}`, `SIM ${verdictsText(proposal)} E=${proposal.empty}${proposal.solved ? ' WIN' : ''}`);
     }
   }
   lines.push(COMPACT_ANSWER_MARKER);

@@ -187,3 +187,48 @@ test('an unknown sudoku hint is a config error naming the allowed values', () =>
   assert.equal(result.success, false);
   assert.match(String(result.error?.issues[0]?.message), /hint must be one of none \| empty \| cell/);
 });
+
+test('history last: every compact prompt shows the fills played last and their verdicts', () => {
+  const remembering = sudokuTask.optionsSchema.parse({ hint: 'cell', history: 'last', max_fills: 1 });
+  const { first: tool, second: plan } = roles(sudokuTask.createTeam(remembering, teamOptions));
+  assert.ok(plan !== undefined);
+  const env = puzzleEnv();
+  assert.equal(tool.prompt(env, t0), `TOOL 1/3 M1\nCELL 12 ROW 1.3. COL .4.3 BOX 1..4\nLAST -\n${BOARD}\nA:`);
+  // The tool's proposal is not played: plan still sees LAST -, then its own rejected fill.
+  tool.step(env, tool.parse('121\n'), t0);
+  assert.match(plan.prompt(env, t0), /\nLAST -\n/);
+  plan.step(env, plan.parse('121\n'), t0);
+  assert.match(tool.prompt(env, t1), /^TOOL 2\/3 M1\nCELL 12 ROW 1\.3\. COL \.4\.3 BOX 1\.\.4\nLAST 121 X\n1\.3\.\n/);
+  plan.step(env, plan.parse('zz'), t1);
+  assert.match(tool.prompt(env, { turn: 2, maxTurns: 3 }), /\nLAST \?\n/);
+  const played = puzzleEnv();
+  plan.step(played, plan.parse('122\n'), t0);
+  assert.match(plan.prompt(played, t1), /\nLAST 122 V\n/);
+  const single = sudokuTask.createTeam(remembering, { ...teamOptions, variant: 'single' });
+  assert.match(single.roles[0]?.prompt(puzzleEnv(), t0) ?? '', /^AGENT 1\/3 M1\nCELL 12 ROW .*\nLAST -\n/);
+  // Without the option nothing changes.
+  const plain = sudokuTask.createTeam(sudokuTask.optionsSchema.parse({ hint: 'cell', max_fills: 1 }), teamOptions);
+  assert.doesNotMatch(plain.roles[0]?.prompt(env, t1) ?? '', /LAST/);
+});
+
+test('history last: the scripted guess never repeats the digit just rejected at the named cell', () => {
+  const remembering = sudokuTask.optionsSchema.parse({ hint: 'cell', history: 'last', max_fills: 1 });
+  const { first: tool, second: plan } = roles(sudokuTask.createTeam(remembering, teamOptions));
+  assert.ok(plan !== undefined);
+  const env = puzzleEnv();
+  plan.step(env, plan.parse('121\n'), t0);
+  const prompt = tool.prompt(env, t1);
+  const digits = new Set<string>();
+  for (let seed = 0; seed < 60; seed++) {
+    const answer = sudokuTask.scripted({ role: 'tool', prompt, skill: 0, rng: new Rng(seed) });
+    assert.match(answer, /^12[234]\n$/);
+    digits.add(answer[2] ?? '');
+  }
+  assert.deepEqual([...digits].sort(), ['2', '3', '4'], 'the guess covers the other three digits');
+});
+
+test('an unknown sudoku history is a config error naming the allowed values', () => {
+  const result = sudokuTask.optionsSchema.safeParse({ history: 'all' });
+  assert.equal(result.success, false);
+  assert.match(String(result.error?.issues[0]?.message), /history must be one of none \| last/);
+});

@@ -12,7 +12,7 @@ import type { Fill, FillsOutcome } from './apply-fills.js';
 import { parseCompactFills, parseNaturalFills } from './parse-fills.js';
 import type { SudokuEnv } from './sudoku-env.js';
 import { emptyCount } from './sudoku-grid.js';
-import { type SudokuHint, compactPrompt, naturalPrompt } from './sudoku-prompts.js';
+import { type SudokuHint, type SudokuHistory, compactPrompt, naturalPrompt } from './sudoku-prompts.js';
 import type { PromptFormat } from './sudoku-render.js';
 import { SUDOKU_REWARDS } from './sudoku-rewards.js';
 
@@ -22,6 +22,8 @@ export interface SudokuRoleOptions {
   readonly maxFills: number;
   /** Extra compact-prompt facts (sudoku-prompts.ts); natural prompts ignore it. */
   readonly hint?: SudokuHint;
+  /** Compact prompts: `last` shows the previous turn's played fills (sudoku-prompts.ts). */
+  readonly history?: SudokuHistory;
 }
 
 type SudokuRole = Role<SudokuEnv, Fill[]>;
@@ -88,11 +90,11 @@ function stepWith(
 }
 
 /** The compact-format tool: it writes the fills themselves (natural: createProgramToolRole). */
-export function createToolRole(options: { readonly maxFills: number; readonly hint?: SudokuHint }): SudokuRole {
-  const { maxFills, hint } = options;
+export function createToolRole(options: { readonly maxFills: number; readonly hint?: SudokuHint; readonly history?: SudokuHistory }): SudokuRole {
+  const { maxFills, hint, history } = options;
   return {
     name: 'tool',
-    prompt: (env, ctx) => compactPrompt({ env, role: 'tool', ctx, maxFills, hint }),
+    prompt: (env, ctx) => compactPrompt({ env, role: 'tool', ctx, maxFills, hint, history }),
     parse: parserFor({ format: 'compact', maxFills }),
     step: (env, action, ctx) => stepWith(env, 'tool', 'proposal', action, ctx),
   };
@@ -100,11 +102,11 @@ export function createToolRole(options: { readonly maxFills: number; readonly hi
 
 /** `plan` (team variant, sees the tool's proposal) or `agent` (single variant). */
 export function createCommitRole(name: 'plan' | 'agent', options: SudokuRoleOptions): SudokuRole {
-  const { format, maxFills, hint } = options;
+  const { format, maxFills, hint, history } = options;
   const build = format === 'compact' ? compactPrompt : naturalPrompt;
   return {
     name,
-    prompt: (env, ctx) => build({ env, role: name, ctx, maxFills, hint }),
+    prompt: (env, ctx) => build({ env, role: name, ctx, maxFills, hint, history }),
     parse: parserFor(options),
     step: (env, action, ctx) => stepWith(env, name, 'commit', action, ctx),
   };

@@ -9,7 +9,8 @@
  * The plan role ignores the tool's proposal: its answer depends on the board alone. A compact
  * prompt with a `CELL` line (`hint: cell`) is followed: the answer is one fill of the named cell,
  * the solution's digit with probability `skill`, otherwise a uniformly random digit, so the
- * demonstrations teach the format and leave the digit to be learned.
+ * demonstrations teach the format and leave the digit to be learned; a random digit is never
+ * the one a `LAST` line (`history: last`) shows rejected at that cell on the previous turn.
  * In the natural format the tool answers with a Python program (SUDOKU_PROGRAM below) that
  * solves the board itself and prints the same choices.
  */
@@ -73,10 +74,20 @@ function sudokuProgram(cells: readonly number[], fills: readonly (Fill & { solve
   return [`BOARD = [${rows.join(', ')}]`, `STEPS = [${steps.join(', ')}]`, SUDOKU_PROGRAM].join('\n');
 }
 
+/** The digit a `LAST rcd X` line shows rejected at cell `index`, if any. */
+function rejectedDigit(prompt: string, index: number): number | undefined {
+  const last = /^LAST (\d)(\d)(\d) X$/m.exec(prompt);
+  if (last === null) return undefined;
+  const at = (Number(last[1]) - 1) * SUDOKU_SIZE + (Number(last[2]) - 1);
+  return at === index ? Number(last[3]) : undefined;
+}
+
 /** One `RCD` fill of the cell a `CELL` line names. */
-function namedCellFill(index: number, solution: readonly number[] | undefined, skill: number, rng: Rng): string {
+function namedCellFill(index: number, solution: readonly number[] | undefined, skill: number, rng: Rng, rejected: number | undefined): string {
   const known = solution !== undefined && rng.next() < skill;
-  const digit = known ? (solution[index] as number) : 1 + rng.int(SUDOKU_SIZE);
+  let digit = known ? (solution[index] as number) : 1 + rng.int(SUDOKU_SIZE);
+  // A guess skips the digit just rejected there (one of the other three, uniformly).
+  if (!known && rejected !== undefined && digit === rejected) digit = 1 + ((rejected + rng.int(SUDOKU_SIZE - 1)) % SUDOKU_SIZE);
   return `${Math.floor(index / SUDOKU_SIZE) + 1}${(index % SUDOKU_SIZE) + 1}${digit}`;
 }
 
@@ -90,7 +101,7 @@ export const sudokuScripted: ScriptedResponder = ({ role, prompt, skill, rng }) 
     if (v === EMPTY) open.push(i);
   });
   const named = read.format === 'compact' ? readCellHint(prompt) : undefined;
-  if (named !== undefined) return `${namedCellFill(named, solution, skill, rng)}\n`;
+  if (named !== undefined) return `${namedCellFill(named, solution, skill, rng, rejectedDigit(prompt, named))}\n`;
   const fills: (Fill & { solved: boolean })[] = [];
   const count = Math.min(readMaxFills(prompt) ?? open.length, Math.max(1, open.length));
   for (let k = 0; k < count; k++) {
