@@ -388,11 +388,11 @@ napi_value AttentionBackward(napi_env env, napi_callback_info info) {
 // The batch of attentionBatchForward / attentionBatchBackward: dims [batch, seqLen, heads,
 // kvHeads, headDim, rowBlock, prefixSeqLen, prefixCount], meta [prefixLen x batch, prefixIndex x
 // batch]; every prefix row a sequence reads is checked to lie in the prefix arrays. Sets the
-// lengths kh/vh and probs must have; false (after throwing) when something does not fit.
+// length probs must have; false (after throwing) when something does not fit.
 struct BatchShape {
   AttentionDims d;
   AttentionBatch b;
-  long prefix_count, keys, scores;
+  long prefix_count, scores;
 };
 
 bool AttentionBatchAt(Call& c, size_t meta_at, size_t dims_at, size_t scale_at, BatchShape* out) {
@@ -407,62 +407,63 @@ bool AttentionBatchAt(Call& c, size_t meta_at, size_t dims_at, size_t scale_at, 
   out->d = AttentionDims{v[1], 0, v[2], v[3], v[4], v[5], scale};
   out->b = AttentionBatch{v[0], v[6], meta, meta + v[0]};
   out->prefix_count = v[7];
-  out->keys = 0;
   out->scores = 0;
   for (long s = 0; c.ok && s < v[0]; s++) {
     const long lp = meta[s], index = meta[v[0] + s];
     if (lp < 0 || lp > v[6]) c.fail("a prefix length is negative or longer than prefixSeqLen");
     if (lp > 0 && (index < 0 || index >= v[7])) c.fail("a prefix index lies outside the prefix sequences");
-    out->keys += v[3] * (lp + v[1]) * v[4];
     out->scores += v[2] * attention_score_count(v[1], lp, v[5]);
   }
   return c.ok;
 }
 
-// attentionBatchForward(q, k, v, prefixK, prefixV, kh, vh, probs, out, meta, dims, scale): attention.h.
+// The token-major inputs both attention batch calls read: q, k, v, prefixK, prefixV at
+// arguments 0-4, checked against the shape.
+struct BatchInputs {
+  const float *q, *k, *v, *pk, *pv;
+};
+
+BatchInputs BatchInputsAt(Call& c, const BatchShape& s) {
+  const long rows = s.b.batch * s.d.seq_len, qw = s.d.heads * s.d.head_dim, kw = s.d.kv_heads * s.d.head_dim;
+  const long prefix = s.prefix_count * s.b.prefix_seq_len * kw;
+  return BatchInputs{c.f32(0, "q", rows * qw), c.f32(1, "k", rows * kw), c.f32(2, "v", rows * kw),
+                     c.f32(3, "prefixK", prefix), c.f32(4, "prefixV", prefix)};
+}
+
+// attentionBatchForward(q, k, v, prefixK, prefixV, probs, out, meta, dims, scale): attention.h.
 napi_value AttentionBatchForward(napi_env env, napi_callback_info info) {
   Call c(env, info, "attentionBatchForward");
   BatchShape s{};
-  if (!AttentionBatchAt(c, 9, 10, 11, &s)) return nullptr;
-  const long rows = s.b.batch * s.d.seq_len, qw = s.d.heads * s.d.head_dim, kw = s.d.kv_heads * s.d.head_dim;
-  const long prefix = s.prefix_count * s.b.prefix_seq_len * kw;
-  const float* q = c.f32(0, "q", rows * qw);
-  const float* k = c.f32(1, "k", rows * kw);
-  const float* v = c.f32(2, "v", rows * kw);
-  const float* pk = c.f32(3, "prefixK", prefix);
-  const float* pv = c.f32(4, "prefixV", prefix);
-  float* kh = c.f32(5, "kh", s.keys);
-  float* vh = c.f32(6, "vh", s.keys);
-  float* probs = c.f32(7, "probs", s.scores);
-  float* out = c.f32(8, "out", rows * qw);
-  if (c.ok) attention_batch_forward(*c.instance->isa, s.d, s.b, q, k, v, pk, pv, kh, vh, probs, out, c.instance->split.threads);
+  if (!AttentionBatchAt(c, 7, 8, 9, &s)) return nullptr;
+  const BatchInputs in = BatchInputsAt(c, s);
+  float* probs = c.f32(5, "probs", s.scores);
+  float* out = c.f32(6, "out", s.b.batch * s.d.seq_len * s.d.heads * s.d.head_dim);
+  if (c.ok) attention_batch_forward(*c.instance->isa, s.d, s.b, in.q, in.k, in.v, in.pk, in.pv, probs, out, c.instance->split.threads);
   return c.undefined();
 }
 
-// attentionBatchBackward(q, kh, vh, probs, dOut, dq, dk, dv, dPrefixK, dPrefixV, meta, dims,
-// scale, flags): an empty gradient array means none is wanted; flags 1, 2, 4 = dq, dk, dv add
-// to what they hold instead of being overwritten (the prefix gradients always add).
+// attentionBatchBackward(q, k, v, prefixK, prefixV, probs, dOut, dq, dk, dv, dPrefixK, dPrefixV,
+// meta, dims, scale, flags): an empty gradient array means none is wanted; flags 1, 2, 4 = dq,
+// dk, dv add to what they hold instead of being overwritten (the prefix gradients always add).
 napi_value AttentionBatchBackward(napi_env env, napi_callback_info info) {
   Call c(env, info, "attentionBatchBackward");
   BatchShape s{};
-  if (!AttentionBatchAt(c, 10, 11, 12, &s)) return nullptr;
+  if (!AttentionBatchAt(c, 12, 13, 14, &s)) return nullptr;
   const long rows = s.b.batch * s.d.seq_len, qw = s.d.heads * s.d.head_dim, kw = s.d.kv_heads * s.d.head_dim;
   const long prefix = s.prefix_count * s.b.prefix_seq_len * kw;
-  const long flags = c.dim(13, "flags");
-  const float* q = c.f32(0, "q", rows * qw);
-  const float* kh = c.f32(1, "kh", s.keys);
-  const float* vh = c.f32(2, "vh", s.keys);
-  const float* probs = c.f32(3, "probs", s.scores);
-  const float* d_out = c.f32(4, "dOut", rows * qw);
+  const long flags = c.dim(15, "flags");
+  const BatchInputs in = BatchInputsAt(c, s);
+  const float* probs = c.f32(5, "probs", s.scores);
+  const float* d_out = c.f32(6, "dOut", rows * qw);
   auto optional = [&](size_t i, const char* name, long need) { return c.length(i, name) == 0 ? nullptr : c.f32(i, name, need); };
-  float* dq = optional(5, "dq", rows * qw);
-  float* dk = optional(6, "dk", rows * kw);
-  float* dv = optional(7, "dv", rows * kw);
-  float* dpk = optional(8, "dPrefixK", prefix);
-  float* dpv = optional(9, "dPrefixV", prefix);
+  float* dq = optional(7, "dq", rows * qw);
+  float* dk = optional(8, "dk", rows * kw);
+  float* dv = optional(9, "dv", rows * kw);
+  float* dpk = optional(10, "dPrefixK", prefix);
+  float* dpv = optional(11, "dPrefixV", prefix);
   if (c.ok) {
-    attention_batch_backward(*c.instance->isa, s.d, s.b, q, kh, vh, probs, d_out, dq, (flags & 1) != 0, dk, (flags & 2) != 0,
-                             dv, (flags & 4) != 0, dpk, dpv, c.instance->split.threads);
+    attention_batch_backward(*c.instance->isa, s.d, s.b, in.q, in.k, in.v, in.pk, in.pv, probs, d_out, dq, (flags & 1) != 0,
+                             dk, (flags & 2) != 0, dv, (flags & 4) != 0, dpk, dpv, c.instance->split.threads);
   }
   return c.undefined();
 }

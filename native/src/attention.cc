@@ -106,6 +106,37 @@ void backward_group(void* ctx, int g) {
   }
 }
 
+// Keys and values of sequence s of a batch head-major, as attention_forward and
+// attention_backward read them ([kv head][lp + T rows][hd]): its prefix's rows, then its own. The
+// K sequences of a GRPO group continue one prefix: its rows are copied in once for all of them,
+// and each sequence then writes only its own T rows. The forward keeps nothing of it; the
+// backward builds it again (a copy of the prompt's keys and values per sequence and layer, kept
+// for the backward, was most of a short answer's memory and much of its forward's time).
+struct SequenceKeys {
+  std::vector<float> k, v;
+  long row = -1, rows = -1;  // the prefix in place: its first row in prefix_k and its length
+
+  void load(const AttentionDims& d, const AttentionBatch& b, long s, const float* k_rows, const float* v_rows,
+            const float* prefix_k, const float* prefix_v) {
+    const long T = d.seq_len, hd = d.head_dim, nkv = d.kv_heads, kw = nkv * hd;
+    // A sequence without a prefix may carry any index (the addon checks only the ones read).
+    const long lp = b.prefix_len[s], S = lp + T, prefix_row = lp > 0 ? b.prefix_index[s] * b.prefix_seq_len : 0;
+    if (lp != rows || prefix_row != row) {
+      k.resize(nkv * S * hd);
+      v.resize(nkv * S * hd);
+      for (long g = 0; g < nkv; g++) {
+        copy_rows(prefix_k + prefix_row * kw + g * hd, kw, k.data() + g * S * hd, hd, lp, hd, false);
+        copy_rows(prefix_v + prefix_row * kw + g * hd, kw, v.data() + g * S * hd, hd, lp, hd, false);
+      }
+      row = prefix_row, rows = lp;
+    }
+    for (long g = 0; g < nkv; g++) {
+      copy_rows(k_rows + s * T * kw + g * hd, kw, k.data() + (g * S + lp) * hd, hd, T, hd, false);
+      copy_rows(v_rows + s * T * kw + g * hd, kw, v.data() + (g * S + lp) * hd, hd, T, hd, false);
+    }
+  }
+};
+
 }  // namespace
 
 long attention_score_count(long rows, long prefix_len, long row_block) {
@@ -133,47 +164,23 @@ void attention_backward(const IsaKernels& K, const AttentionDims& d, const float
 }
 
 void attention_batch_forward(const IsaKernels& K, const AttentionDims& d, const AttentionBatch& b, const float* q,
-                             const float* k, const float* v, const float* prefix_k, const float* prefix_v, float* kh,
-                             float* vh, float* probs, float* out, int threads) {
-  const long T = d.seq_len, hd = d.head_dim, nkv = d.kv_heads, kw = nkv * hd, qw = d.heads * hd;
-  // The current prefix's keys and values head-major (kv head g: lp rows of hd at g * lp * hd):
-  // the K sequences of a GRPO group continue one prefix, so it is reordered once for them all
-  // and each then takes one block per kv head instead of lp rows of hd floats (a short answer
-  // after a long prompt spent most of its forward in those small copies). Same values, same bits.
-  std::vector<float> prefix_heads;
-  long prefix_at = -1, prefix_rows = 0;
-  long k_at = 0, p_at = 0;
+                             const float* k, const float* v, const float* prefix_k, const float* prefix_v, float* probs,
+                             float* out, int threads) {
+  const long T = d.seq_len, qw = d.heads * d.head_dim;
+  SequenceKeys keys;
+  long p_at = 0;
   for (long s = 0; s < b.batch; s++) {
-    // A sequence without a prefix may carry any index (the addon checks only the ones read).
-    const long lp = b.prefix_len[s], S = lp + T, prefix_row = lp > 0 ? b.prefix_index[s] * b.prefix_seq_len : 0;
-    if (lp > 0 && (prefix_row != prefix_at || lp != prefix_rows)) {
-      prefix_heads.resize(2 * nkv * lp * hd);
-      for (long g = 0; g < nkv; g++) {
-        copy_rows(prefix_k + prefix_row * kw + g * hd, kw, prefix_heads.data() + g * lp * hd, hd, lp, hd, false);
-        copy_rows(prefix_v + prefix_row * kw + g * hd, kw, prefix_heads.data() + (nkv + g) * lp * hd, hd, lp, hd, false);
-      }
-      prefix_at = prefix_row, prefix_rows = lp;
-    }
-    for (long g = 0; g < nkv; g++) {
-      float* kd = kh + k_at + g * S * hd;
-      float* vd = vh + k_at + g * S * hd;
-      if (lp > 0) {
-        memcpy(kd, prefix_heads.data() + g * lp * hd, sizeof(float) * lp * hd);
-        memcpy(vd, prefix_heads.data() + (nkv + g) * lp * hd, sizeof(float) * lp * hd);
-      }
-      copy_rows(k + s * T * kw + g * hd, kw, kd + lp * hd, hd, T, hd, false);
-      copy_rows(v + s * T * kw + g * hd, kw, vd + lp * hd, hd, T, hd, false);
-    }
+    keys.load(d, b, s, k, v, prefix_k, prefix_v);
     AttentionDims ds = d;
-    ds.prefix_len = lp;
-    attention_forward(K, ds, q + s * T * qw, kh + k_at, vh + k_at, probs + p_at, out + s * T * qw, threads);
-    k_at += nkv * S * hd;
-    p_at += d.heads * attention_score_count(T, lp, d.row_block);
+    ds.prefix_len = b.prefix_len[s];
+    attention_forward(K, ds, q + s * T * qw, keys.k.data(), keys.v.data(), probs + p_at, out + s * T * qw, threads);
+    p_at += d.heads * attention_score_count(T, ds.prefix_len, d.row_block);
   }
 }
 
 void attention_batch_backward(const IsaKernels& K, const AttentionDims& d, const AttentionBatch& b, const float* q,
-                              const float* kh, const float* vh, const float* probs, const float* d_out, float* dq,
+                              const float* k, const float* v, const float* prefix_k, const float* prefix_v,
+                              const float* probs, const float* d_out, float* dq,
                               bool dq_accumulate, float* dk, bool dk_accumulate, float* dv, bool dv_accumulate,
                               float* d_prefix_k, float* d_prefix_v, int threads) {
   const long T = d.seq_len, hd = d.head_dim, nkv = d.kv_heads, kw = nkv * hd, qw = d.heads * hd;
@@ -210,12 +217,14 @@ void attention_batch_backward(const IsaKernels& K, const AttentionDims& d, const
       row = -1;
     }
   } sums{d_prefix_k, d_prefix_v, hd, nkv, kw, -1, 0, {}, {}};
-  long k_at = 0, p_at = 0;
+  SequenceKeys keys;
+  long p_at = 0;
   for (long s = 0; s < b.batch; s++) {
     const long lp = b.prefix_len[s], S = lp + T;
     AttentionDims ds = d;
     ds.prefix_len = lp;
-    attention_backward(K, ds, q + s * T * qw, kh + k_at, vh + k_at, probs + p_at, d_out + s * T * qw,
+    keys.load(d, b, s, k, v, prefix_k, prefix_v);
+    attention_backward(K, ds, q + s * T * qw, keys.k.data(), keys.v.data(), probs + p_at, d_out + s * T * qw,
                        dq ? dq + s * T * qw : nullptr, dq_accumulate, dk_seq.data(), dv_seq.data(), threads);
     const long prefix_row = lp > 0 ? b.prefix_index[s] * b.prefix_seq_len : 0;
     if (lp > 0 && (prefix_row != sums.row || lp != sums.rows)) {
@@ -230,7 +239,6 @@ void attention_batch_backward(const IsaKernels& K, const AttentionDims& d, const
       if (dk) scatter(dkg + lp * hd, dk + s * T * kw + g * hd, T, dk_accumulate);
       if (dv) scatter(dvg + lp * hd, dv + s * T * kw + g * hd, T, dv_accumulate);
     }
-    k_at += nkv * S * hd;
     p_at += d.heads * attention_score_count(T, lp, d.row_block);
   }
   sums.flush();

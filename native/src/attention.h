@@ -39,11 +39,11 @@ void attention_backward(const IsaKernels& K, const AttentionDims& d, const float
 // (attention.ts's loop over sequences, moved here so a GRPO batch of B short answers makes one
 // call instead of B, with the gathers done by memcpy). Token-major inputs: q [B*T, heads*hd],
 // k and v [B*T, kv_heads*hd], prefix_k and prefix_v [prefix_count * prefix_seq_len, kv_heads*hd].
-// Sequence b sees prefix_len[b] rows of prefix sequence prefix_index[b]. kh and vh receive each
-// sequence's head-major keys back to back (kv_heads * (prefix_len[b] + T) * hd floats), probs
-// each sequence's scores (heads * attention_score_count(T, prefix_len[b], R)): the backward
-// reads them. Per sequence the work is attention_forward / attention_backward, so the bits are
-// the same as calling those one sequence at a time.
+// Sequence b sees prefix_len[b] rows of prefix sequence prefix_index[b]. probs receives each
+// sequence's scores back to back (heads * attention_score_count(T, prefix_len[b], R)): the
+// backward reads them, and the same token-major keys and values again. Per sequence the work is
+// attention_forward / attention_backward on its head-major keys, so the bits are the same as
+// calling those one sequence at a time.
 struct AttentionBatch {
   long batch;
   long prefix_seq_len;
@@ -52,14 +52,15 @@ struct AttentionBatch {
 };
 
 void attention_batch_forward(const IsaKernels& K, const AttentionDims& d, const AttentionBatch& b, const float* q,
-                             const float* k, const float* v, const float* prefix_k, const float* prefix_v, float* kh,
-                             float* vh, float* probs, float* out, int threads);
+                             const float* k, const float* v, const float* prefix_k, const float* prefix_v, float* probs,
+                             float* out, int threads);
 
 // Gradients: dq [B*T, heads*hd] and dk, dv [B*T, kv_heads*hd] are written, or added to with
 // their *_accumulate flag, and skipped when null; d_prefix_k / d_prefix_v (token-major like
 // prefix_k) are added to, sequence after sequence, when not null.
 void attention_batch_backward(const IsaKernels& K, const AttentionDims& d, const AttentionBatch& b, const float* q,
-                              const float* kh, const float* vh, const float* probs, const float* d_out, float* dq,
+                              const float* k, const float* v, const float* prefix_k, const float* prefix_v,
+                              const float* probs, const float* d_out, float* dq,
                               bool dq_accumulate, float* dk, bool dk_accumulate, float* dv, bool dv_accumulate,
                               float* d_prefix_k, float* d_prefix_v, int threads);
 

@@ -23,6 +23,8 @@ void gemm_block(const IsaKernels& K, const GemmArgs& g, long i0, long i1, long j
   if (g.round_a) return K.bf16dot_block(g, i0, i1, j0, j1);
   const long rs_a = g.trans_a ? 1 : g.k, cs_a = g.trans_a ? g.m : 1;
   const long rs_b = g.trans_b ? 1 : g.n, cs_b = g.trans_b ? g.k : 1;
+  // A row-major: the micro-kernel reads its rows where they lie (same sums; no packing).
+  const bool direct_a = K.micro_a != nullptr && !g.trans_a;
   const long a_floats = ceil_to(K.mc, K.mr) * K.kc;
   float* packed_a = scratch(a_floats + ceil_to(K.nc, K.nr) * K.kc);
   float* packed_b = packed_a + a_floats;
@@ -35,12 +37,14 @@ void gemm_block(const IsaKernels& K, const GemmArgs& g, long i0, long i1, long j
       else K.pack_b(g.b, rs_b, cs_b, pc, kc, jc, nc, g.n, packed_b);
       for (long ic = i0; ic < i1; ic += K.mc) {
         long mc = i1 - ic < K.mc ? i1 - ic : K.mc;
-        K.pack_a(g.a, rs_a, cs_a, ic, mc, i1, pc, kc, packed_a);
+        if (!direct_a) K.pack_a(g.a, rs_a, cs_a, ic, mc, i1, pc, kc, packed_a);
         for (long jr = 0; jr < nc; jr += K.nr) {
           int nv = static_cast<int>(nc - jr < K.nr ? nc - jr : K.nr);
           for (long ir = 0; ir < mc; ir += K.mr) {
             int mv = static_cast<int>(mc - ir < K.mr ? mc - ir : K.mr);
-            K.micro(kc, packed_a + ir * kc, packed_b + jr * kc, g.c + (ic + ir) * g.n + jc + jr, g.n, mv, nv, add);
+            float* c = g.c + (ic + ir) * g.n + jc + jr;
+            if (direct_a) K.micro_a(kc, g.a + (ic + ir) * rs_a + pc, rs_a, packed_b + jr * kc, c, g.n, mv, nv, add);
+            else K.micro(kc, packed_a + ir * kc, packed_b + jr * kc, c, g.n, mv, nv, add);
           }
         }
       }

@@ -77,6 +77,16 @@ inline vf vexp(vf x) {
 void pack_a(const float* a, long rs, long cs, long i0, long mc, long rows, long p0, long kc, float* out) {
   for (long ir = 0; ir < mc; ir += MR) {
     float* strip = out + ir * kc;
+    if (cs != 1 && ir + MR <= mc && i0 + ir + MR <= rows) {
+      // A transposed (a weight gradient's dY^T, rs = 1): the strip's MR values of one step p lie
+      // side by side in a, so step by step reads them together instead of one row at a time
+      // (a stride of cs floats per read); the strip is the same.
+      const float* src = a + (i0 + ir) * rs + p0 * cs;
+      for (long p = 0; p < kc; p++)
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; i++) strip[p * MR + i] = src[p * cs + i * rs];
+      continue;
+    }
     for (int i = 0; i < MR; i++) {
       long row = i0 + ir + i;
       if (ir + i >= mc || row >= rows) {
@@ -116,10 +126,8 @@ void pack_b_t(const T* b, long rs, long cs, long p0, long kc, long j0, long nc, 
   }
 }
 
-void micro(long kc, const float* __restrict a, const float* __restrict b, float* c, long ldc, int mv, int nv,
-           bool add) {
-  vf acc[MR][NV];
-  tile_products(acc, kc, [a](int i, long p) { return a[p * MR + i]; }, b, NR);
+// C tile (= or +=) acc: the first mv rows and nv columns.
+inline void store_tile(vf (&acc)[MR][NV], float* c, long ldc, int mv, int nv, bool add) {
   if (mv == MR && nv == NR) {
 #pragma GCC unroll 16
     for (int i = 0; i < MR; i++)
@@ -135,6 +143,28 @@ void micro(long kc, const float* __restrict a, const float* __restrict b, float*
     for (int v = 0; v < NV; v++) store(tile + i * NR + v * VW, acc[i][v]);
   for (int i = 0; i < mv; i++)
     for (int j = 0; j < nv; j++) c[i * ldc + j] = add ? c[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+}
+
+void micro(long kc, const float* __restrict a, const float* __restrict b, float* c, long ldc, int mv, int nv,
+           bool add) {
+  vf acc[MR][NV];
+  tile_products(acc, kc, [a](int i, long p) { return a[p * MR + i]; }, b, NR);
+  store_tile(acc, c, ldc, mv, nv, add);
+}
+
+// micro with A read where it lies, row r of the tile at a + r * rs (A not transposed): the same
+// products summed in the same order as micro over a packed strip, so the same bits, without
+// packing A. At the learning runs' width (k = 64, n = 64-192) packing A cost a third of the
+// micro-kernel's time; each row is read n / NR times instead, from L1.
+void micro_a(long kc, const float* a, long rs, const float* __restrict b, float* c, long ldc, int mv, int nv,
+             bool add) {
+  // Rows past mv repeat the last one (read, never stored), as packing would have put zeros there.
+  const float* ar[MR];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++) ar[r] = a + (r < mv ? r : mv - 1) * rs;
+  vf acc[MR][NV];
+  tile_products(acc, kc, [&ar](int i, long p) { return ar[i][p]; }, b, NR);
+  store_tile(acc, c, ldc, mv, nv, add);
 }
 
 // dot(a, b) over k: four vector accumulators, then the scalar tail, always in that order.
@@ -495,7 +525,13 @@ void adamw(float* __restrict p, const float* __restrict g, float* __restrict m, 
 
 extern const IsaKernels TROUPE_CAT(kIsa, TROUPE_ISA_NAME) = {
     TROUPE_STR(TROUPE_ISA), TROUPE_NS::MR, TROUPE_NS::NR, TROUPE_NS::KC, TROUPE_NS::MC, TROUPE_NS::NC,
-    TROUPE_NS::pack_a, TROUPE_NS::pack_b, TROUPE_NS::micro, TROUPE_NS::pack_b_bf16, TROUPE_NS::rows_bt_bf16,
+    TROUPE_NS::pack_a, TROUPE_NS::pack_b, TROUPE_NS::micro,
+#if defined(__AVX512F__)
+    nullptr,  // micro_a: not yet run on an AVX-512 CPU (its bits against micro unchecked); A is packed there
+#else
+    TROUPE_NS::micro_a,
+#endif
+    TROUPE_NS::pack_b_bf16, TROUPE_NS::rows_bt_bf16,
     TROUPE_NS::rows_b_bf16, TROUPE_NS::rows_bt, TROUPE_NS::rows_b,
     TROUPE_NS::add, TROUPE_NS::mul, TROUPE_NS::axpy, TROUPE_NS::sum_squares, TROUPE_NS::rms_norm,
     TROUPE_NS::rms_norm_backward, TROUPE_NS::causal_softmax, TROUPE_NS::causal_softmax_backward,

@@ -21,6 +21,9 @@ struct IsaKernels {
   void (*pack_b)(const float* b, long rs, long cs, long p0, long kc, long j0, long nc, long cols, float* out);
   // C[0:mv, 0:nv] (= or +=) packed A strip x packed B strip, summed over kc in order.
   void (*micro)(long kc, const float* a, const float* b, float* c, long ldc, int mv, int nv, bool add);
+  // micro reading A (not transposed) where it lies: tile row r at a + r * rs, step p at [p].
+  // The same sums in the same order as micro over pack_a's strip. Null: pack A (gemm.cc).
+  void (*micro_a)(long kc, const float* a, long rs, const float* b, float* c, long ldc, int mv, int nv, bool add);
 
   // pack_b, rows_bt and rows_b for a bf16 right-hand side (bit patterns), widened to float32
   // as they are read: exact, so the products equal the float32 ones.

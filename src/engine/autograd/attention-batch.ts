@@ -9,7 +9,7 @@ import type { Tape } from './tape.js';
  */
 export function batchAttention(tape: Tape, a: {
   q: Tensor; k: Tensor; v: Tensor; out: Tensor; prefix: AttentionPrefix | undefined; prefixLen: readonly number[];
-  keys: number; scores: number; options: AttentionOptions; scale: number; rowBlock: number;
+  scores: number; options: AttentionOptions; scale: number; rowBlock: number;
 }): void {
   const { q, k, v, out, prefix, options } = a;
   const kern = tape.kernels;
@@ -17,13 +17,21 @@ export function batchAttention(tape: Tape, a: {
   const meta = new Int32Array(2 * B);
   meta.set(a.prefixLen);
   if (prefix) meta.set(prefix.index, B);
+  // The scores are the only state the backward keeps (it reads q, k, v and the prefix again);
+  // without a backward (a reference or sampling pass) they go back to the pool at once.
+  const keep = out.requiresGrad;
+  const none = new Float32Array(0);
   const args = {
-    q: q.data, kh: tape.scratch(a.keys), vh: tape.scratch(a.keys), probs: tape.scratch(a.scores),
+    q: q.data, k: k.data, v: v.data, prefixK: prefix?.k.data ?? none, prefixV: prefix?.v.data ?? none,
+    probs: keep ? tape.scratch(a.scores) : tape.temp(a.scores),
     batch: B, seqLen: options.seqLen, heads: options.heads, kvHeads: options.kvHeads, headDim: options.headDim,
     rowBlock: a.rowBlock, scale: a.scale, prefixSeqLen: prefix?.seqLen ?? 0, prefixCount: prefix?.lengths.length ?? 0, meta,
   };
-  const none = new Float32Array(0);
-  kern.attentionBatchForward!({ ...args, k: k.data, v: v.data, prefixK: prefix?.k.data ?? none, prefixV: prefix?.v.data ?? none, out: out.data });
+  kern.attentionBatchForward!({ ...args, out: out.data });
+  if (!keep) {
+    tape.release(args.probs);
+    return;
+  }
   tape.onBackward(out, () => {
     kern.attentionBatchBackward!({
       ...args,

@@ -19,10 +19,15 @@ function leaf(shape: [number, number], rng: Rng): Tensor {
   return new Tensor(shape, Float32Array.from({ length: shape[0] * shape[1] }, () => rng.next() * 2 - 1), true);
 }
 
-interface Case { B: number; T: number; nh: number; nkv: number; hd: number; rowBlock: number; prefixLengths?: number[] }
+interface Case {
+  B: number; T: number; nh: number; nkv: number; hd: number; rowBlock: number; prefixLengths?: number[];
+  /** Prefix of each sequence; default (b + 1) % prefixes, a different one each time. */
+  index?: number[];
+}
 
-/** Output and every gradient of one attention call on `kernels` (same inputs for the same case). */
-function run(kernels: Kernels, c: Case): Float32Array[] {
+/** Output and every gradient of one attention call on `kernels` (same inputs for the same case);
+ *  with `grad: false`, the output of a tape that records nothing. */
+function run(kernels: Kernels, c: Case, grad = true): Float32Array[] {
   const rng = new Rng(7);
   const q = leaf([c.B * c.T, c.nh * c.hd], rng);
   const k = leaf([c.B * c.T, c.nkv * c.hd], rng);
@@ -32,10 +37,14 @@ function run(kernels: Kernels, c: Case): Float32Array[] {
   const pk = leaf([groups * tp, c.nkv * c.hd], rng);
   const pv = leaf([groups * tp, c.nkv * c.hd], rng);
   const dOut = Float32Array.from({ length: c.B * c.T * c.nh * c.hd }, () => rng.next() - 0.5);
-  const prefix: AttentionPrefix | undefined = c.prefixLengths && { k: pk, v: pv, seqLen: tp, lengths: c.prefixLengths, index: Array.from({ length: c.B }, (_, b) => (b + 1) % groups) };
-  const tape = new Tape(kernels);
+  const prefix: AttentionPrefix | undefined = c.prefixLengths && { k: pk, v: pv, seqLen: tp, lengths: c.prefixLengths, index: c.index ?? Array.from({ length: c.B }, (_, b) => (b + 1) % groups) };
+  const tape = new Tape(kernels, { grad });
   const out = attention(tape, q, k, v, { batch: c.B, seqLen: c.T, heads: c.nh, kvHeads: c.nkv, headDim: c.hd, rowBlock: c.rowBlock, prefix });
   const result = [Float32Array.from(out.data)];
+  if (!grad) {
+    tape.dispose();
+    return result;
+  }
   tape.backward(out, dOut);
   for (const t of prefix ? [q, k, v, pk, pv] : [q, k, v]) result.push(Float32Array.from(t.grad!));
   tape.dispose();
@@ -52,6 +61,11 @@ const CASES: Case[] = [
 const GROUP_CASES: Case[] = [
   { B: 12, T: 1, nh: 4, nkv: 4, hd: 16, rowBlock: 32, prefixLengths: [75, 71, 0] },
   { B: 9, T: 3, nh: 4, nkv: 2, hd: 8, rowBlock: 2, prefixLengths: [5, 11, 8] },
+  // Groups of consecutive sequences on one prefix (the batch call copies a prefix once for its
+  // run of sequences), one without a prefix between them, a prefix seen again after others,
+  // and two prefixes of the same length.
+  { B: 11, T: 2, nh: 4, nkv: 2, hd: 16, rowBlock: 32, prefixLengths: [30, 0, 27, 27], index: [0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 0] },
+  { B: 6, T: 4, nh: 6, nkv: 3, hd: 8, rowBlock: 3, prefixLengths: [9, 13], index: [1, 1, 1, 0, 0, 1] },
 ];
 
 /** The native kernels without a pair of their optional calls (attention.ts then loops itself). */
@@ -86,6 +100,8 @@ if (!binding) {
           const expected = run(perSequence, c);
           const got = run(batched, c);
           got.forEach((array, i) => assert.deepEqual(array, expected[i], `${NAMES[i]} of ${JSON.stringify(c)}`));
+          // A tape without a backward (a reference pass) hands the scores back at once: same output.
+          assert.deepEqual(run(batched, c, false)[0], expected[0], `out without a backward of ${JSON.stringify(c)}`);
         }
       });
     }
@@ -104,11 +120,11 @@ if (!binding) {
     const q = new Float32Array(2 * 8);
     const prefix = new Float32Array(3 * 8); // one prefix sequence of 3 rows
     const big = new Float32Array(1000);
-    const call = (meta: Int32Array) => ops.attentionBatchForward(q, q, q, prefix, prefix, big, big, big, q, meta, Int32Array.of(2, 1, 1, 1, 8, 4, 3, 1), 0.3);
+    const call = (meta: Int32Array) => ops.attentionBatchForward(q, q, q, prefix, prefix, big, q, meta, Int32Array.of(2, 1, 1, 1, 8, 4, 3, 1), 0.3);
     assert.doesNotThrow(() => call(Int32Array.of(3, 2, 0, 0)));
     assert.throws(() => call(Int32Array.of(4, 2, 0, 0)), /longer than prefixSeqLen/);
     assert.throws(() => call(Int32Array.of(3, 2, 0, 1)), /prefix index lies outside/);
     assert.throws(() => call(Int32Array.of(3)), /'meta' must hold/);
-    assert.throws(() => ops.attentionBatchForward(q, q, q, prefix, prefix, big, big, new Float32Array(2), q, Int32Array.of(3, 2, 0, 0), Int32Array.of(2, 1, 1, 1, 8, 4, 3, 1), 0.3), /'probs' has 2 elements/);
+    assert.throws(() => ops.attentionBatchForward(q, q, q, prefix, prefix, new Float32Array(2), q, Int32Array.of(3, 2, 0, 0), Int32Array.of(2, 1, 1, 1, 8, 4, 3, 1), 0.3), /'probs' has 2 elements/);
   });
 }

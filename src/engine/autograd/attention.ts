@@ -99,7 +99,7 @@ export function attention(tape: Tape, q: Tensor, k: Tensor, v: Tensor, options: 
   const out = tape.output([B * T, qw], inputs);
   if (B * T === 0) return out;
   if (kern.attentionBatchForward && kern.attentionBatchBackward) {
-    batchAttention(tape, { q, k, v, out, prefix, prefixLen, keys: kTotal, scores: pTotal, options, scale, rowBlock: R });
+    batchAttention(tape, { q, k, v, out, prefix, prefixLen, scores: pTotal, options, scale, rowBlock: R });
     return out;
   }
   // A backend with its own per-sequence attention (native: heads in parallel, one call)

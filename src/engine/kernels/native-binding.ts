@@ -36,9 +36,10 @@ export interface NativeOps {
     dk: Float32Array, dv: Float32Array, dims: Int32Array, scale: number, dqAccumulate: number): void;
   /** dims: [batch, seqLen, heads, kvHeads, headDim, rowBlock, prefixSeqLen, prefixCount]; meta: prefix lengths then indices. */
   attentionBatchForward(q: Float32Array, k: Float32Array, v: Float32Array, prefixK: Float32Array, prefixV: Float32Array,
-    kh: Float32Array, vh: Float32Array, probs: Float32Array, out: Float32Array, meta: Int32Array, dims: Int32Array, scale: number): void;
+    probs: Float32Array, out: Float32Array, meta: Int32Array, dims: Int32Array, scale: number): void;
   /** Empty gradient arrays: none wanted; flags 1/2/4: dq/dk/dv add instead of overwrite. */
-  attentionBatchBackward(q: Float32Array, kh: Float32Array, vh: Float32Array, probs: Float32Array, dOut: Float32Array,
+  attentionBatchBackward(q: Float32Array, k: Float32Array, v: Float32Array, prefixK: Float32Array, prefixV: Float32Array,
+    probs: Float32Array, dOut: Float32Array,
     dq: Float32Array, dk: Float32Array, dv: Float32Array, dPrefixK: Float32Array, dPrefixV: Float32Array,
     meta: Int32Array, dims: Int32Array, scale: number, flags: number): void;
 }

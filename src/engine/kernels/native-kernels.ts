@@ -161,11 +161,11 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
       ops.attentionBackward(args.q, args.kh, args.vh, args.probs, args.dOut, dq, args.dk, args.dv, attentionDims(args), args.scale, args.dq?.accumulate ? 1 : 0);
     },
     attentionBatchForward(a) {
-      ops.attentionBatchForward(a.q, a.k, a.v, a.prefixK, a.prefixV, a.kh, a.vh, a.probs, a.out, a.meta, batchDims(a), a.scale);
+      ops.attentionBatchForward(a.q, a.k, a.v, a.prefixK, a.prefixV, a.probs, a.out, a.meta, batchDims(a), a.scale);
     },
     attentionBatchBackward(a) {
       const flags = (a.dq?.accumulate ? 1 : 0) | (a.dk?.accumulate ? 2 : 0) | (a.dv?.accumulate ? 4 : 0);
-      ops.attentionBatchBackward(a.q, a.kh, a.vh, a.probs, a.dOut, a.dq?.grad ?? NONE, a.dk?.grad ?? NONE, a.dv?.grad ?? NONE,
+      ops.attentionBatchBackward(a.q, a.k, a.v, a.prefixK, a.prefixV, a.probs, a.dOut, a.dq?.grad ?? NONE, a.dk?.grad ?? NONE, a.dv?.grad ?? NONE,
         a.dPrefixK ?? NONE, a.dPrefixV ?? NONE, a.meta, batchDims(a), a.scale, flags);
     },
     adamw(param, grad, m, v, o) {

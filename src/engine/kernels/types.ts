@@ -168,12 +168,10 @@ export interface Kernels {
   /**
    * Optional (the native backend): attention.ts's whole loop over a batch's sequences in one
    * call (native/src/attention.h): token-major q, k, v and prefix rows in, each sequence's
-   * head-major keys (kh, vh) and scores (probs) written back to back for the backward. The
-   * per-sequence work is attentionForward's, so the same bits.
+   * scores (probs) written back to back for the backward, which reads the same q, k, v and
+   * prefix rows again. The per-sequence work is attentionForward's, so the same bits.
    */
-  attentionBatchForward?(args: AttentionBatchArgs & {
-    k: Float32Array; v: Float32Array; prefixK: Float32Array; prefixV: Float32Array; out: Float32Array;
-  }): void;
+  attentionBatchForward?(args: AttentionBatchArgs & { out: Float32Array }): void;
   /** Its backward: gradients written or added (accumulate), prefix gradients always added. */
   attentionBatchBackward?(args: AttentionBatchArgs & {
     dOut: Float32Array;
@@ -189,9 +187,13 @@ export interface GradientSink {
 
 /** A batch of query sequences for attentionBatchForward / attentionBatchBackward. */
 export interface AttentionBatchArgs {
+  /** Token-major: q (B*T, heads*hd), k and v (B*T, kvHeads*hd), the prefixes' k and v
+   *  (prefixCount*prefixSeqLen, kvHeads*hd; empty without a prefix). */
   readonly q: Float32Array;
-  readonly kh: Float32Array;
-  readonly vh: Float32Array;
+  readonly k: Float32Array;
+  readonly v: Float32Array;
+  readonly prefixK: Float32Array;
+  readonly prefixV: Float32Array;
   readonly probs: Float32Array;
   readonly batch: number;
   readonly seqLen: number;
