@@ -18,13 +18,14 @@ import { TinkerPolicy } from '../policy/tinker-policy.js';
 import type { Policy } from '../policy/types.js';
 import { TroupeError } from '../util/errors.js';
 import { listCheckpoints, type CheckpointState } from './checkpoint-store.js';
+import type { PlayingPoliciesOptions } from './playing-policies.js';
 import { assignRoles } from './policy-set.js';
 import { connectTinker, samplerOf, serviceBaseModel, serviceContextLength, tinkerLoraConfig, tinkerPrompting } from './tinker-service-setup.js';
 
 export async function tinkerPlayingPolicies(
   config: ResolvedConfig,
   roles: readonly string[],
-  options: { runDir?: string; onWait?: (message: string) => void } = {},
+  options: PlayingPoliciesOptions = {},
 ): Promise<{ policyFor: (role: string) => Policy; source: string; dispose: () => void }> {
   const { tokenizer, prompting } = tinkerPrompting(config);
   const roleToPolicy = assignRoles(config.policy.map, roles);

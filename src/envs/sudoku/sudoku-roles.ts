@@ -90,7 +90,7 @@ function stepWith(
 }
 
 /** The compact-format tool: it writes the fills themselves (natural: createProgramToolRole). */
-export function createToolRole(options: { readonly maxFills: number; readonly hint?: SudokuHint; readonly history?: SudokuHistory }): SudokuRole {
+export function createToolRole(options: Omit<SudokuRoleOptions, 'format'>): SudokuRole {
   const { maxFills, hint, history } = options;
   return {
     name: 'tool',
