@@ -88,7 +88,7 @@ function decodeTokS(inference: LlamaInference, batch: number, prompt: number, ne
     hashFloats(digest.update(Int32Array.from(ids)), logits);
     return (batch * newTokens) / (ms / 1000);
   } finally {
-    for (const cache of caches) cache.free(inference.model.kernels);
+    for (const cache of caches) cache.free();
   }
 }
 
@@ -102,7 +102,7 @@ function prefillTokS(inference: LlamaInference, tokens: number, rng: Rng, digest
     hashFloats(digest, logits);
     return tokS;
   } finally {
-    cache.free(inference.model.kernels);
+    cache.free();
   }
 }
 

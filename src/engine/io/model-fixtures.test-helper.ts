@@ -51,7 +51,7 @@ export function decodeLogprobs(model: LlamaModel, ids: readonly number[], split:
     out.push(row[ids[t]!]! - logZ);
     if (t + 1 < ids.length) logits = inference.forward([{ tokens: [ids[t]!], cache, adapter }]);
   }
-  cache.free(model.kernels);
+  cache.free();
   inference.dispose();
   return out;
 }

@@ -75,7 +75,7 @@ for (const backend of ['reference', 'wasm'] as const) {
       const cache = inference.newCache(16);
       inference.forward([{ tokens: [1, 2, 3], cache }]);
       const logits = Array.from(inference.forward([{ tokens: [7], cache }]));
-      cache.free(model.kernels);
+      cache.free();
       inference.dispose();
       return logits;
     };

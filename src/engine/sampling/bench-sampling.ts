@@ -84,7 +84,7 @@ export function benchSampling(kernels: Kernels, options: SamplingBenchOptions = 
     const prefill = (batch: number[][]) => (): number => {
       const caches = batch.map((p) => inference.newCache(p.length));
       inference.forward(batch.map((tokens, i) => ({ tokens, cache: caches[i]! })));
-      for (const c of caches) c.free(kernels);
+      for (const c of caches) c.free();
       return batch.reduce((sum, p) => sum + p.length, 0);
     };
     return {

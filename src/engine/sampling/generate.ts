@@ -138,7 +138,7 @@ export class Sampler {
       let next = 0;
       const finish = (c: Continuation, generation: Generation): void => {
         results[c.slot.request]![c.slot.index] = generation;
-        if (c.cache !== undefined) c.cache.free(this.model.kernels);
+        if (c.cache !== undefined) c.cache.free();
         c.cache = undefined;
       };
       // Samples one token for `c` from `logits`; returns true when `c` continues.
@@ -165,7 +165,7 @@ export class Sampler {
             active.push(c);
           }
           prompt.pending -= 1;
-          if (prompt.pending === 0) prompt.cache!.free(this.model.kernels);
+          if (prompt.pending === 0) prompt.cache!.free();
         }
         if (active.length === 0) continue;
         // Rows grouped by adapter (stable), as the inference forward requires.
@@ -182,8 +182,8 @@ export class Sampler {
         yield;
       }
     } finally {
-      for (const c of queue) if (c.cache !== undefined) c.cache.free(this.model.kernels);
-      for (const p of prompts.values()) if (p.pending > 0 && p.cache !== undefined) p.cache.free(this.model.kernels);
+      for (const c of queue) if (c.cache !== undefined) c.cache.free();
+      for (const p of prompts.values()) if (p.pending > 0 && p.cache !== undefined) p.cache.free();
     }
     return results;
   }

@@ -7,14 +7,26 @@
  * A prompt is prefilled once into its own cache; each of its K continuations starts from a
  * copy of it (`copyFrom`, a memcpy of prompt-length rows: far cheaper than one decode step)
  * and then grows on its own.
+ *
+ * The arrays come from a pool (`CacheArrays`, a BufferPool in LlamaInference) and go back to
+ * it on `free()`, unzeroed: a rollout opens and closes thousands of small caches a step, and a
+ * fresh native array each time (an external ArrayBuffer, its finalizer, its share of garbage
+ * collections) cost more than the decode's attention at the learning runs' shape. A recycled
+ * array may hold an earlier sequence's rows past `length`; nothing reads them, since every
+ * read (`head`, `copyFrom`) stops at positions already written for this sequence.
  */
 import { TroupeError } from '../../util/errors.js';
-import type { Kernels } from '../kernels/types.js';
 
 export interface CacheShape {
   readonly layers: number;
   readonly kvHeads: number;
   readonly headDim: number;
+}
+
+/** Where a cache's arrays come from and go back to (BufferPool has this shape). */
+export interface CacheArrays {
+  take(length: number, zero: boolean): Float32Array;
+  give(array: Float32Array): void;
 }
 
 export class SequenceCache {
@@ -25,13 +37,16 @@ export class SequenceCache {
   /** Per layer, head-major keys / values (after RoPE for keys). */
   readonly k: Float32Array[];
   readonly v: Float32Array[];
+  private readonly arrays: CacheArrays;
+  private freed = false;
 
-  constructor(kernels: Kernels, shape: CacheShape, capacity: number) {
+  constructor(arrays: CacheArrays, shape: CacheShape, capacity: number) {
     this.shape = shape;
     this.capacity = capacity;
+    this.arrays = arrays;
     const size = shape.kvHeads * capacity * shape.headDim;
-    this.k = Array.from({ length: shape.layers }, () => kernels.alloc(size));
-    this.v = Array.from({ length: shape.layers }, () => kernels.alloc(size));
+    this.k = Array.from({ length: shape.layers }, () => arrays.take(size, false));
+    this.v = Array.from({ length: shape.layers }, () => arrays.take(size, false));
   }
 
   /** Writes the key/value rows ([kvHeads * headDim] each) of `position` for one layer. */
@@ -73,8 +88,12 @@ export class SequenceCache {
     this.length = source.length;
   }
 
-  free(kernels: Kernels): void {
-    for (const a of this.k) kernels.free(a);
-    for (const a of this.v) kernels.free(a);
+  /** Gives the arrays back to where they came from; the cache must not be used again. */
+  free(): void {
+    // Twice would hand the same arrays to two later caches.
+    if (this.freed) return;
+    this.freed = true;
+    for (const a of this.k) this.arrays.give(a);
+    for (const a of this.v) this.arrays.give(a);
   }
 }

@@ -13,6 +13,7 @@
  * adapter's low-rank update is one matmul pair per module.
  */
 import { TroupeError } from '../../util/errors.js';
+import { BufferPool } from '../autograd/buffer-pool.js';
 import type { Kernels } from '../kernels/types.js';
 import { qkNormName } from '../model/architecture.js';
 import type { LlamaModel } from '../model/llama-model.js';
@@ -50,21 +51,31 @@ class Scratch {
   }
 }
 
+/**
+ * Most bytes of freed KV-cache arrays kept for the next caches (kv-cache.ts says why). A step of
+ * the tiny learning runs' rollout keeps ~16 MB of caches live at once; a 0.6B-wide model's cache
+ * of a few hundred positions is larger than the whole cap, and its arrays go back to the kernels
+ * (whose page cache keeps large blocks), so the pool never holds big models' memory.
+ */
+const CACHE_POOL_BYTES = 64 * 2 ** 20;
+
 export class LlamaInference {
   readonly model: LlamaModel;
   private readonly kernels: Kernels;
   private readonly scratch: Scratch;
+  private readonly caches: BufferPool;
 
   constructor(model: LlamaModel) {
     this.model = model;
     this.kernels = model.kernels;
     this.scratch = new Scratch(model.kernels);
+    this.caches = new BufferPool(model.kernels, { maxBytes: CACHE_POOL_BYTES });
   }
 
-  /** An empty cache able to hold `capacity` positions (capped by the model's context). */
+  /** An empty cache able to hold `capacity` positions (capped by the model's context); `free()` recycles it. */
   newCache(capacity: number): SequenceCache {
     const c = this.model.config;
-    return new SequenceCache(this.kernels, { layers: c.num_hidden_layers, kvHeads: c.num_key_value_heads, headDim: this.model.arch.headDim }, capacity);
+    return new SequenceCache(this.caches, { layers: c.num_hidden_layers, kvHeads: c.num_key_value_heads, headDim: this.model.arch.headDim }, capacity);
   }
 
   /**
@@ -184,9 +195,10 @@ export class LlamaInference {
     return logits;
   }
 
-  /** Frees the scratch buffers (the model and caches are owned elsewhere). */
+  /** Frees the scratch buffers and the recycled cache arrays (the model and live caches are owned elsewhere). */
   dispose(): void {
     this.scratch.free();
+    this.caches.clear();
   }
 
   /** logits += (alpha/r) B (A x) for one row, when the segment's adapter has LoRA on the output head. */
