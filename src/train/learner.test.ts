@@ -123,6 +123,45 @@ for (const [name, k] of backends) test(`micro-batch size does not change the upd
   assert.ok(maxDiff < 1e-6, `max weight difference ${maxDiff}`);
 });
 
+// The learner keeps its BufferPool from one update to the next. Every array the first update
+// left in the pool is filled with NaN before the second, so an op that read an element before
+// writing it, or a pool that handed one array out twice, would change the second update's bits
+// against a fresh learner resuming from the same weights and optimizer state.
+for (const [name, k] of backends) test(`an update on the kept pool gives the bits of a fresh learner (${name} kernels)`, async () => {
+  const allocated: Float32Array[] = [];
+  const recording: Kernels = { ...k, alloc: (length: number, zero?: boolean) => {
+    const array = k.alloc(length, zero);
+    allocated.push(array);
+    return array;
+  } };
+  const model = LlamaModel.create(recording, config, { seed: 11 });
+  const reference = { model: model.clone({ trainable: false }) };
+  const policy = new EmbeddedPolicy({ id: 'p', model, tokenizer });
+  const first = alternate((await sampleBandit(policy, 7, 8)).sequences);
+  const second = (await sampleBandit(policy, 8, 8)).sequences.map((s, i) => ({ ...s, advantage: i % 3 === 0 ? 1 : -0.5 }));
+  const settings: LearnerOptions = { ...options, loss: { ...loss, klCoef: 0.05 }, logprobTolerance: Number.POSITIVE_INFINITY };
+  const kept = new Learner({ policyId: 'p', model, reference, options: settings });
+  allocated.length = 0;
+  kept.update(first, 0.05);
+  // What the update allocated and still holds is its pool, apart from the weights' gradients.
+  const gradients = new Set([...model.parameters.values()].map((t) => t.grad?.buffer));
+  const pooled = allocated.filter((a) => a.buffer.byteLength > 0 && !gradients.has(a.buffer));
+  assert.ok(pooled.length > 10, `the pool kept ${pooled.length} arrays`);
+  for (const a of pooled) a.fill(Number.NaN);
+  const resumedModel = model.clone({ trainable: true });
+  const resumed = new Learner({ policyId: 'p', model: resumedModel, reference, options: settings });
+  resumed.importOptimizerState(kept.exportOptimizerState());
+  const keptMetrics = kept.update(second, 0.05);
+  const resumedMetrics = resumed.update(second, 0.05);
+  assert.deepEqual(keptMetrics, resumedMetrics);
+  for (const [param, t] of model.parameters) {
+    const other = resumedModel.parameters.get(param)!;
+    assert.deepEqual(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength), new Uint8Array(other.data.buffer, other.data.byteOffset, other.data.byteLength), param);
+  }
+  kept.dispose();
+  resumed.dispose();
+});
+
 test('microBatches keeps groups together and respects the token budget', () => {
   const seq = (group: string, n: number): TrainingSequence => ({ promptIds: [1, 2], responseIds: new Array(n).fill(3), oldLogprobs: new Array(n).fill(0), advantage: 0, group });
   const batches = microBatches([seq('a', 2), seq('b', 2), seq('a', 2), seq('b', 2)], 8);

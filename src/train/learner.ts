@@ -59,6 +59,9 @@ export interface LearnerOptions {
   readonly logprobGapLimit?: number;
 }
 
+/** Most bytes of recycled arrays a learner keeps between steps (see Learner.pool). */
+const KEPT_POOL_BYTES = 256 * 2 ** 20;
+
 /** Called after each micro-batch of an update (progress on big models). */
 export type MicroBatchProgress = (done: number, total: number) => void;
 
@@ -102,6 +105,15 @@ export class Learner {
   /** The ids its policy's sampler masks (logit-mask.ts): the learner's softmax leaves them out too. */
   private readonly logitMask: ArrayLike<number>;
   private readonly oldLogprobs: OldLogprobsSource;
+  /**
+   * One pool for every micro-batch of every step: the later ones reuse the arrays of the first
+   * instead of allocating them again (~1 GB a 256-token row of a 0.6B model, which on the
+   * native backend also sets V8 collecting). It outlives the step because the tiny models of
+   * the learning runs allocate thousands of small arrays a step, each a native call, an
+   * external ArrayBuffer and its share of garbage collections; between steps it keeps at most
+   * KEPT_POOL_BYTES, so a big model's activations go back to the kernels while the rollout runs.
+   */
+  private readonly pool: BufferPool;
 
   constructor(init: { policyId: string; model: LlamaModel; adapter?: string; options: LearnerOptions; reference?: ReferencePolicy; logitMask?: ArrayLike<number> }) {
     this.policyId = init.policyId;
@@ -119,6 +131,7 @@ export class Learner {
       throw new TroupeError('config', `policy '${init.policyId}' has no trainable parameters (a frozen base without an adapter?)`);
     }
     this.optimizer = new AdamW(init.model.kernels, parameters, { weightDecay: init.options.weightDecay });
+    this.pool = new BufferPool(init.model.kernels);
   }
 
   /** One policy-gradient step at learning rate `lr` on this policy's sequences. */
@@ -146,6 +159,7 @@ export class Learner {
 
   dispose(): void {
     this.optimizer.dispose();
+    this.pool.clear();
   }
 
   private step(sequences: readonly TrainingSequence[], lr: number, loss: PolicyLossOptions, checkStale: boolean, progress?: MicroBatchProgress): UpdateMetrics {
@@ -159,10 +173,7 @@ export class Learner {
     const totals = { loss: 0, clipped: 0, kl: 0, entropy: 0 };
     const gaps = new GapTally();
     const decoupled = checkStale && this.oldLogprobs === 'learner';
-    // One pool for the step's micro-batches: the later ones reuse the arrays of the first
-    // instead of allocating them again (~1 GB a 256-token row of a 0.6B model, which on the
-    // native backend also sets V8 collecting); all of it goes back when the step ends.
-    const pool = new BufferPool(this.model.kernels);
+    const pool = this.pool;
     try {
       const micros = microBatches(usable, this.options.microBatchTokens);
       for (const [m, micro] of micros.entries()) {
@@ -200,7 +211,7 @@ export class Learner {
         progress?.(m + 1, micros.length);
       }
     } finally {
-      pool.clear();
+      pool.trim(KEPT_POOL_BYTES);
     }
     const gradNorm = clipGradNorm(this.model.kernels, this.optimizer.parameters.values(), this.options.gradClip);
     if (!Number.isFinite(gradNorm)) {

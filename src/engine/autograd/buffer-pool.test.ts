@@ -57,3 +57,19 @@ test('BufferPool hands out exact-length views of size-class arrays, so near leng
   pool.clear();
   assert.equal(kernels.frees, 1);
 });
+
+test('BufferPool.trim gives back the largest arrays first until the cap holds', () => {
+  const kernels = countingKernels();
+  const pool = new BufferPool(kernels);
+  const arrays = [4, 8, 64, 256].map((n) => pool.take(n, false));
+  for (const a of arrays) pool.give(a);
+  assert.equal(pool.pooledBytes, (4 + 8 + 64 + 256) * 4);
+  pool.trim(100 * 4);
+  assert.equal(pool.pooledBytes, (4 + 8 + 64) * 4, 'only the 256-float array went back');
+  assert.equal(kernels.frees, 1);
+  assert.equal(pool.take(64, false), arrays[2], 'what stays is reused');
+  pool.trim(0);
+  assert.equal(pool.pooledBytes, 0);
+  assert.equal(kernels.frees, 3);
+  assert.notEqual(pool.take(4, false), arrays[0], 'a trimmed class allocates again');
+});

@@ -70,6 +70,21 @@ export class BufferPool {
     return this.pooled;
   }
 
+  /** Returns pooled arrays to the kernels, the largest first, until at most `maxBytes` stay. */
+  trim(maxBytes: number): void {
+    if (this.pooled <= maxBytes) return;
+    for (const size of [...this.lists.keys()].sort((a, b) => b - a)) {
+      const list = this.lists.get(size)!;
+      while (list.length > 0 && this.pooled > maxBytes) {
+        const array = list.pop()!;
+        this.pooled -= array.length * 4;
+        this.kernels.free(array);
+      }
+      if (list.length === 0) this.lists.delete(size);
+      if (this.pooled <= maxBytes) return;
+    }
+  }
+
   /** Returns every pooled array to the kernels. */
   clear(): void {
     for (const list of this.lists.values()) for (const a of list) this.kernels.free(a);
