@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "attention.h"
 #include "cpu.h"
@@ -385,6 +386,85 @@ napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   return c.undefined();
 }
 
+// The Float32Array at index i of the JavaScript array at argument `at`, with at least `need`
+// elements; null (after throwing) otherwise.
+float* F32Element(Call& c, size_t at, uint32_t i, long need, const char* name) {
+  napi_value element;
+  if (!c.ok) return nullptr;
+  if (napi_get_element(c.env, c.argv[at], i, &element) != napi_ok) {
+    c.fail(std::string("'") + name + "' must be an array of Float32Array");
+    return nullptr;
+  }
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  bool is_typed = false;
+  if (napi_is_typedarray(c.env, element, &is_typed) != napi_ok || !is_typed ||
+      napi_get_typedarray_info(c.env, element, &type, &length, &data, nullptr, nullptr) != napi_ok || type != napi_float32_array) {
+    c.fail(std::string("'") + name + "' must be an array of Float32Array");
+    return nullptr;
+  }
+  if (static_cast<long>(length) < need) c.fail(std::string("an array of '") + name + "' is shorter than its cache");
+  return c.ok ? static_cast<float*>(data) : nullptr;
+}
+
+// cacheAttention(q, out, kCaches, vCaches, meta, dims, scale): the new rows of each segment
+// attending over its own KV cache, every head as llama-inference.ts's loop does it with three
+// calls (scores = q K^T, causalSoftmax at offset keys - rows, out = P V) of the same gemm and
+// softmax on the same operands (a segment's rows of one head gathered into a contiguous block
+// when there are several, as that loop does), so the same bits, in one call instead of three per
+// head and segment: the calls' overhead was most of a small model's attention in sampling.
+// kCaches / vCaches: per segment a head-major [kvHeads][capacity][headDim] array; meta: [first
+// row, rows, keys, capacity] per segment (keys: positions visible to its last row); dims
+// [segments, heads, kvHeads, headDim].
+napi_value CacheAttention(napi_env env, napi_callback_info info) {
+  Call c(env, info, "cacheAttention");
+  const int32_t* d = DimsAt(c, 5, 4, "[segments, heads, kvHeads, headDim]");
+  if (!d) return nullptr;
+  const long segments = d[0], heads = d[1], kv_heads = d[2], hd = d[3];
+  CheckHeadSplit(c, heads, kv_heads, 1);
+  size_t meta_count = 0;
+  auto* meta = static_cast<const int32_t*>(c.typed(4, napi_int32_array, &meta_count, "meta"));
+  if (c.ok && static_cast<long>(meta_count) < 4 * segments) c.fail("'meta' must hold [first row, rows, keys, capacity] per segment");
+  const float scale = static_cast<float>(c.number(6, "scale"));
+  if (!c.ok) return nullptr;
+  long total_rows = 0, most_scores = 0, most_rows = 0;
+  for (long s = 0; c.ok && s < segments; s++) {
+    const long row = meta[4 * s], rows = meta[4 * s + 1], keys = meta[4 * s + 2], capacity = meta[4 * s + 3];
+    if (row < 0 || rows < 1 || keys < rows || keys > capacity) c.fail("a segment's rows must be >= 1 and within 1..keys, its keys within capacity");
+    total_rows = row + rows > total_rows ? row + rows : total_rows;
+    most_scores = rows * keys > most_scores ? rows * keys : most_scores;
+    most_rows = rows > most_rows ? rows : most_rows;
+  }
+  const long qw = heads * hd, rep = heads / kv_heads;
+  const float* q = c.f32(0, "q", total_rows * qw);
+  float* out = c.f32(1, "out", total_rows * qw);
+  if (!c.ok) return nullptr;
+  std::vector<float> scores(static_cast<size_t>(most_scores)), qh(static_cast<size_t>(most_rows * hd)), oh(static_cast<size_t>(most_rows * hd));
+  const IsaKernels& isa = *c.instance->isa;
+  for (long s = 0; c.ok && s < segments; s++) {
+    const long row = meta[4 * s], rows = meta[4 * s + 1], keys = meta[4 * s + 2], capacity = meta[4 * s + 3];
+    const float* k = F32Element(c, 2, static_cast<uint32_t>(s), kv_heads * capacity * hd, "kCaches");
+    const float* v = F32Element(c, 3, static_cast<uint32_t>(s), kv_heads * capacity * hd, "vCaches");
+    for (long h = 0; c.ok && h < heads; h++) {
+      const long head_start = (h / rep) * capacity * hd;
+      if (rows == 1) {
+        const long at = row * qw + h * hd;
+        gemm(isa, GemmArgs{q + at, k + head_start, nullptr, scores.data(), 1, keys, hd, false, true, false, false}, c.instance->split);
+        isa.causal_softmax(scores.data(), 1, keys, keys - 1, scale);
+        gemm(isa, GemmArgs{scores.data(), v + head_start, nullptr, out + at, 1, hd, keys, false, false, false, false}, c.instance->split);
+        continue;
+      }
+      for (long t = 0; t < rows; t++) std::memcpy(qh.data() + t * hd, q + (row + t) * qw + h * hd, sizeof(float) * hd);
+      gemm(isa, GemmArgs{qh.data(), k + head_start, nullptr, scores.data(), rows, keys, hd, false, true, false, false}, c.instance->split);
+      isa.causal_softmax(scores.data(), rows, keys, keys - rows, scale);
+      gemm(isa, GemmArgs{scores.data(), v + head_start, nullptr, oh.data(), rows, hd, keys, false, false, false, false}, c.instance->split);
+      for (long t = 0; t < rows; t++) std::memcpy(out + (row + t) * qw + h * hd, oh.data() + t * hd, sizeof(float) * hd);
+    }
+  }
+  return c.undefined();
+}
+
 // The batch of attentionBatchForward / attentionBatchBackward: dims [batch, seqLen, heads,
 // kvHeads, headDim, rowBlock, prefixSeqLen, prefixCount], meta [prefixLen x batch, prefixIndex x
 // batch]; every prefix row a sequence reads is checked to lie in the prefix arrays. Sets the
@@ -728,6 +808,7 @@ napi_value Create(napi_env env, napi_callback_info info) {
   AddFunction(env, object, "attentionBackward", AttentionBackward, instance);
   AddFunction(env, object, "attentionBatchForward", AttentionBatchForward, instance);
   AddFunction(env, object, "attentionBatchBackward", AttentionBatchBackward, instance);
+  AddFunction(env, object, "cacheAttention", CacheAttention, instance);
   return object;
 }
 

@@ -42,6 +42,9 @@ export interface NativeOps {
     probs: Float32Array, dOut: Float32Array,
     dq: Float32Array, dk: Float32Array, dv: Float32Array, dPrefixK: Float32Array, dPrefixV: Float32Array,
     meta: Int32Array, dims: Int32Array, scale: number, flags: number): void;
+  /** meta: [first row, rows, keys, capacity] per segment; dims: [segments, heads, kvHeads, headDim]. */
+  cacheAttention(q: Float32Array, out: Float32Array, kCaches: readonly Float32Array[], vCaches: readonly Float32Array[],
+    meta: Int32Array, dims: Int32Array, scale: number): void;
 }
 
 export interface NativeBinding {

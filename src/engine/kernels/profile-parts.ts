@@ -71,7 +71,7 @@ export function partOf(row: ProfileRow, shapes: ModelMatmuls): PartName {
     if (has(shapes.projections)) return 'projections';
     return dims.includes(shapes.headDim) ? 'attention' : 'other matmuls';
   }
-  if (op.startsWith('attention') || op.startsWith('causalSoftmax')) return 'attention';
+  if (op.startsWith('attention') || op.startsWith('causalSoftmax') || op === 'cacheAttention') return 'attention';
   if (HEAD.has(op)) return 'lm head + log-softmax';
   if (ELEMENTWISE.has(op)) return 'element-wise';
   if (OPTIMIZER.has(op)) return 'optimizer';

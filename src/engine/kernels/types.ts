@@ -178,6 +178,28 @@ export interface Kernels {
     dq?: GradientSink; dk?: GradientSink; dv?: GradientSink;
     dPrefixK?: Float32Array; dPrefixV?: Float32Array;
   }): void;
+  /**
+   * Optional (the native backend): llama-inference.ts's attention loop of one forward call in
+   * one call. Segment s has `meta[4s+1]` new rows of q (token-major, heads*headDim wide) from
+   * row `meta[4s]` on; they attend causally over the first keys = `meta[4s+2]` positions of the
+   * segment's own head-major [kvHeads][capacity = meta[4s+3]][headDim] caches kCaches[s],
+   * vCaches[s] (the new rows are the last of them). Every head is scores = q K^T,
+   * causalSoftmax(scores, rows, keys, keys - rows, scale), out = scores V with this backend's
+   * matmul and causalSoftmax on the same operands as that loop, so the same bits.
+   */
+  cacheAttention?(args: CacheAttentionArgs): void;
+}
+
+export interface CacheAttentionArgs {
+  readonly q: Float32Array;
+  readonly out: Float32Array;
+  readonly kCaches: readonly Float32Array[];
+  readonly vCaches: readonly Float32Array[];
+  readonly meta: Int32Array;
+  readonly heads: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+  readonly scale: number;
 }
 
 export interface GradientSink {

@@ -49,18 +49,29 @@ export class SequenceCache {
     this.v = Array.from({ length: shape.layers }, () => arrays.take(size, false));
   }
 
-  /** Writes the key/value rows ([kvHeads * headDim] each) of `position` for one layer. */
-  write(layer: number, position: number, kRow: Float32Array, vRow: Float32Array): void {
-    if (position >= this.capacity) {
-      throw new TroupeError('invariant', `internal invariant broken: KV cache write at position ${position} beyond capacity ${this.capacity}`);
+  /**
+   * Writes `rows` consecutive positions from `position` on for one layer: row `from + t` of the
+   * token-major k and v (rows of kvHeads * headDim) becomes position `position + t`. Copied an
+   * element at a time: rows of a small model's kv head are a few floats, and a subarray and
+   * `set` per head and row cost more than the copying (most of a prefill's JavaScript).
+   */
+  writeRows(layer: number, position: number, k: Float32Array, v: Float32Array, from: number, rows: number): void {
+    if (position + rows > this.capacity) {
+      throw new TroupeError('invariant', `internal invariant broken: KV cache write at position ${position + rows - 1} beyond capacity ${this.capacity}`);
     }
     const { kvHeads, headDim } = this.shape;
-    const k = this.k[layer] as Float32Array;
-    const v = this.v[layer] as Float32Array;
+    const width = kvHeads * headDim;
+    const kc = this.k[layer] as Float32Array;
+    const vc = this.v[layer] as Float32Array;
     for (let g = 0; g < kvHeads; g++) {
-      const at = (g * this.capacity + position) * headDim;
-      k.set(kRow.subarray(g * headDim, (g + 1) * headDim), at);
-      v.set(vRow.subarray(g * headDim, (g + 1) * headDim), at);
+      for (let t = 0; t < rows; t++) {
+        const src = (from + t) * width + g * headDim;
+        const dst = (g * this.capacity + position + t) * headDim;
+        for (let i = 0; i < headDim; i++) {
+          kc[dst + i] = k[src + i]!;
+          vc[dst + i] = v[src + i]!;
+        }
+      }
     }
   }
 

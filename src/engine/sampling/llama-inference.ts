@@ -14,7 +14,7 @@
  */
 import { TroupeError } from '../../util/errors.js';
 import { BufferPool } from '../autograd/buffer-pool.js';
-import type { Kernels } from '../kernels/types.js';
+import type { CacheAttentionArgs, Kernels } from '../kernels/types.js';
 import { qkNormName } from '../model/architecture.js';
 import type { LlamaModel } from '../model/llama-model.js';
 import { linearBiasName, linearShape, linearWeightName, type LinearModule } from '../model/llama-params.js';
@@ -135,6 +135,8 @@ export class LlamaInference {
         else groups.push({ start: row - s.tokens.length, end: row, adapter: s.adapter });
       }
     }
+    // Each layer's attention in one kernel call where the backend has it.
+    const cached = k.cacheAttention === undefined ? undefined : this.cacheAttentionArgs(segments);
     const seen = new Set<string>();
     for (const g of groups) {
       if (seen.has(g.adapter)) throw new TroupeError('invariant', `internal invariant broken: rows of adapter '${g.adapter}' are not contiguous`);
@@ -159,12 +161,17 @@ export class LlamaInference {
       k.rope(kk, positions, N, nkv, hd, arch.invFreq, false);
       row = 0;
       for (const s of segments) {
-        for (let t = 0; t < s.tokens.length; t++) {
-          const r = row + t;
-          s.cache.write(layer, s.cache.length + t, kk.subarray(r * kw, (r + 1) * kw), vv.subarray(r * kw, (r + 1) * kw));
-        }
-        this.attend(layer, s, q, att, row);
+        s.cache.writeRows(layer, s.cache.length, kk, vv, row, s.tokens.length);
         row += s.tokens.length;
+      }
+      if (cached !== undefined) {
+        k.cacheAttention!({ ...cached, q, out: att, kCaches: segments.map((s) => s.cache.k[layer]!), vCaches: segments.map((s) => s.cache.v[layer]!) });
+      } else {
+        row = 0;
+        for (const s of segments) {
+          this.attend(layer, s, q, att, row);
+          row += s.tokens.length;
+        }
       }
       this.project(layer, 'o_proj', att, o, N, groups);
       k.add(x, o, x);
@@ -239,6 +246,22 @@ export class LlamaInference {
       this.kernels.matmul({ a: down, b: lora.b.data, c: delta, m: rows, n: outF, k: r, transB: true });
       this.kernels.axpy(adapter.scale, delta, out.subarray(g.start * outF, g.end * outF));
     }
+  }
+
+  /** cacheAttention's arguments but the layer's arrays: what `attend` computes for each segment. */
+  private cacheAttentionArgs(segments: readonly Segment[]): Omit<CacheAttentionArgs, 'q' | 'out' | 'kCaches' | 'vCaches'> {
+    const c = this.model.config;
+    const meta = new Int32Array(4 * segments.length);
+    let row = 0;
+    segments.forEach((s, i) => {
+      meta[4 * i] = row;
+      meta[4 * i + 1] = s.tokens.length;
+      meta[4 * i + 2] = s.cache.length + s.tokens.length;
+      meta[4 * i + 3] = s.cache.capacity;
+      row += s.tokens.length;
+    });
+    const hd = this.model.arch.headDim;
+    return { meta, heads: c.num_attention_heads, kvHeads: c.num_key_value_heads, headDim: hd, scale: 1 / Math.sqrt(hd) };
   }
 
   /** Causal attention of one segment's new rows (starting at `row`) over its cache. */
