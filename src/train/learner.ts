@@ -59,8 +59,16 @@ export interface LearnerOptions {
   readonly logprobGapLimit?: number;
 }
 
-/** Most bytes of recycled arrays a learner keeps between steps (see Learner.pool). */
-const KEPT_POOL_BYTES = 256 * 2 ** 20;
+/**
+ * Most bytes of recycled arrays a learner keeps between steps (see Learner.pool). A model with
+ * weights under SMALL_MODEL_BYTES (the learning runs' character models) keeps its whole pool
+ * (BufferPool's cap, 1 GiB): its rollout needs a few MB, so the held arrays add nothing to the
+ * run's peak, and giving back the large ones to take them again next step cost ~15% of the
+ * update (measured at the learning runs' shape). A bigger model keeps 256 MiB, so its
+ * activations go back to the kernels while its rollout, which needs real memory, runs.
+ */
+const SMALL_MODEL_BYTES = 64 * 2 ** 20;
+const KEPT_POOL_BYTES = { small: 2 ** 30, large: 256 * 2 ** 20 };
 
 /** Called after each micro-batch of an update (progress on big models). */
 export type MicroBatchProgress = (done: number, total: number) => void;
@@ -111,9 +119,10 @@ export class Learner {
    * native backend also sets V8 collecting). It outlives the step because the tiny models of
    * the learning runs allocate thousands of small arrays a step, each a native call, an
    * external ArrayBuffer and its share of garbage collections; between steps it keeps at most
-   * KEPT_POOL_BYTES, so a big model's activations go back to the kernels while the rollout runs.
+   * `keptPoolBytes` (KEPT_POOL_BYTES says how much).
    */
   private readonly pool: BufferPool;
+  private readonly keptPoolBytes: number;
 
   constructor(init: { policyId: string; model: LlamaModel; adapter?: string; options: LearnerOptions; reference?: ReferencePolicy; logitMask?: ArrayLike<number> }) {
     this.policyId = init.policyId;
@@ -132,6 +141,9 @@ export class Learner {
     }
     this.optimizer = new AdamW(init.model.kernels, parameters, { weightDecay: init.options.weightDecay });
     this.pool = new BufferPool(init.model.kernels);
+    let weightBytes = 0;
+    for (const t of init.model.parameters.values()) weightBytes += t.size * (t.dtype === 'bf16' ? 2 : 4);
+    this.keptPoolBytes = weightBytes < SMALL_MODEL_BYTES ? KEPT_POOL_BYTES.small : KEPT_POOL_BYTES.large;
   }
 
   /** One policy-gradient step at learning rate `lr` on this policy's sequences. */
@@ -211,7 +223,7 @@ export class Learner {
         progress?.(m + 1, micros.length);
       }
     } finally {
-      pool.trim(KEPT_POOL_BYTES);
+      pool.trim(this.keptPoolBytes);
     }
     const gradNorm = clipGradNorm(this.model.kernels, this.optimizer.parameters.values(), this.options.gradClip);
     if (!Number.isFinite(gradNorm)) {
