@@ -45,7 +45,7 @@ export const planPathTask: TaskDefinition<PlanPathEnv, PlanPathOptions> = {
       name: 'plan-path',
       team,
       maxMoves: options.max_moves,
-      presenter: planPathPresenterWith(options.hint),
+      presenter: planPathPresenterWith(options.hint, options.history),
       globalReward: planPathGlobalReward,
     });
   },

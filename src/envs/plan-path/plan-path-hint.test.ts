@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Rng } from '../../util/rng.js';
 import { PlanPathEnv, planPathTask } from './index.js';
-import { planPathHint } from './plan-path-presenter.js';
+import { planPathHint, planPathLastMove } from './plan-path-presenter.js';
 import { taskFromRows } from './task-from-rows.test-helper.js';
 
 
@@ -46,6 +46,45 @@ describe('plan-path compact hints', () => {
     const result = planPathTask.optionsSchema.safeParse({ hint: 'coords' });
     assert.ok(!result.success);
     assert.match(JSON.stringify(result.error.issues), /none \| goal \| goal-open/);
+  });
+});
+
+describe('plan-path history: last', () => {
+  const options = planPathTask.optionsSchema.parse({ size: 6, max_moves: 1, hint: 'goal-open', history: 'last' });
+  const team = planPathTask.createTeam(options, { variant: 'team', format: 'compact', order: 'sequential', maxTurns: 20, alpha: 1 });
+  const [tool, plan] = [team.roles[0]!, team.roles[1]!];
+
+  it('shows the last committed move, never the tool proposal, and marks wall hits and unusable answers', () => {
+    const env = new PlanPathEnv(taskFromRows(['.#..', 'P...', '#..G']));
+    assert.equal(planPathLastMove(env), 'LAST -');
+    const ctx = { turn: 0, maxTurns: 20 };
+    tool.step(env, tool.parse('U'), ctx);
+    assert.equal(planPathLastMove(env), 'LAST -', 'a proposal is simulated, not played');
+    plan.step(env, plan.parse('R'), ctx);
+    assert.equal(planPathLastMove(env), 'LAST R');
+    plan.step(env, plan.parse('U'), { turn: 1, maxTurns: 20 }); // row 1, column 2 is a wall
+    assert.equal(planPathLastMove(env), 'LAST UX');
+    plan.step(env, plan.parse('hello'), { turn: 2, maxTurns: 20 });
+    assert.equal(planPathLastMove(env), 'LAST ?');
+    assert.match(plan.prompt(env, { turn: 3, maxTurns: 20 }).split('\n')[0]!, /^PLAN 4\/20 M1 GOAL D1 R2 OPEN DLR LAST \?$/);
+  });
+
+  it('is off by default and a config error names the allowed values', () => {
+    const plain = planPathTask.optionsSchema.parse({ size: 6, max_moves: 1, hint: 'goal-open' });
+    const plainTeam = planPathTask.createTeam(plain, { variant: 'team', format: 'compact', order: 'sequential', maxTurns: 20, alpha: 1 });
+    const env = planPathTask.createSource(plain, 3).make(0, 'eval');
+    assert.doesNotMatch(plainTeam.roles[0]!.prompt(env, { turn: 0, maxTurns: 20 }), /LAST/);
+    const result = planPathTask.optionsSchema.safeParse({ history: 'all' });
+    assert.ok(!result.success);
+    assert.match(JSON.stringify(result.error.issues), /none \| last/);
+  });
+
+  it('the single agent sees the same LAST line as the team', () => {
+    const single = planPathTask.createTeam(options, { variant: 'single', format: 'compact', order: 'sequential', maxTurns: 20, alpha: 1 });
+    const env = new PlanPathEnv(taskFromRows(['.#..', 'P...', '#..G']));
+    const agent = single.roles[0]!;
+    agent.step(env, agent.parse('R'), { turn: 0, maxTurns: 20 });
+    assert.match(agent.prompt(env, { turn: 1, maxTurns: 20 }).split('\n')[0]!, / LAST R$/);
   });
 });
 

@@ -5,6 +5,10 @@ import { unknownKeyError } from '../grid/unknown-key-error.js';
 export const PLAN_PATH_HINTS = ['none', 'goal', 'goal-open'] as const;
 export type PlanPathHint = (typeof PLAN_PATH_HINTS)[number];
 
+/** Compact-prompt memory (see `history` below). */
+export const PLAN_PATH_HISTORIES = ['none', 'last'] as const;
+export type PlanPathHistory = (typeof PLAN_PATH_HISTORIES)[number];
+
 /** Limits that keep generation fast and prompts readable; see the messages below. */
 export const PLAN_PATH_LIMITS = {
   minSide: 2,
@@ -65,6 +69,16 @@ const planPathOptionsShape = {
    */
   unparseable_reward: z.number({ error: 'unparseable_reward must be a number' }).max(0, { error: 'unparseable_reward must be at most 0' }).default(-0.1),
   hint: z.enum(PLAN_PATH_HINTS, { error: `hint must be one of ${PLAN_PATH_HINTS.join(' | ')}` }).default('none'),
+  /**
+   * Compact format only: `last` ends the header with `LAST R`, the move committed on the
+   * previous turn (`LAST RX` when it hit a wall, `LAST ?` when that answer was unusable,
+   * `LAST -` before any). It is the game's own record: one move of memory, without which a
+   * model that sees only the current board cannot tell where it came from and walks back and
+   * forth between two cells.
+   */
+  history: z
+    .enum(PLAN_PATH_HISTORIES, { error: `history must be one of ${PLAN_PATH_HISTORIES.join(' | ')}` })
+    .default('none'),
 };
 
 export const planPathOptionsSchema = z.strictObject(
