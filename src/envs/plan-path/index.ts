@@ -8,6 +8,7 @@
  * far more than any 10x10 optimum needs, while leaving room for a wrong first turn.
  */
 import { deriveSeed, Rng } from '../../util/rng.js';
+import { withMoveHistory } from '../grid/last-move.js';
 import { MOVE_TEAM_ROLES, createMoveTeam } from '../grid/move-team.js';
 import type { TaskDefinition } from '../types.js';
 import { generatePlanPath } from './generate-plan-path.js';
@@ -45,7 +46,7 @@ export const planPathTask: TaskDefinition<PlanPathEnv, PlanPathOptions> = {
       name: 'plan-path',
       team,
       maxMoves: options.max_moves,
-      presenter: planPathPresenterWith(options.hint, options.history),
+      presenter: withMoveHistory(planPathPresenterWith(options.hint), options.history),
       globalReward: planPathGlobalReward,
     });
   },

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Rng } from '../../util/rng.js';
 import { PlanPathEnv, planPathTask } from './index.js';
-import { planPathHint, planPathLastMove } from './plan-path-presenter.js';
+import { lastMoveText as planPathLastMove } from '../grid/last-move.js';
+import { planPathHint } from './plan-path-presenter.js';
 import { taskFromRows } from './task-from-rows.test-helper.js';
 
 

@@ -1,13 +1,10 @@
 import { z } from 'zod';
+import { moveHistoryOption } from '../grid/last-move.js';
 import { unknownKeyError } from '../grid/unknown-key-error.js';
 
 /** Header facts of compact prompts (see `hint` below). */
 export const PLAN_PATH_HINTS = ['none', 'goal', 'goal-open'] as const;
 export type PlanPathHint = (typeof PLAN_PATH_HINTS)[number];
-
-/** Compact-prompt memory (see `history` below). */
-export const PLAN_PATH_HISTORIES = ['none', 'last'] as const;
-export type PlanPathHistory = (typeof PLAN_PATH_HISTORIES)[number];
 
 /** Limits that keep generation fast and prompts readable; see the messages below. */
 export const PLAN_PATH_LIMITS = {
@@ -76,9 +73,7 @@ const planPathOptionsShape = {
    * model that sees only the current board cannot tell where it came from and walks back and
    * forth between two cells.
    */
-  history: z
-    .enum(PLAN_PATH_HISTORIES, { error: `history must be one of ${PLAN_PATH_HISTORIES.join(' | ')}` })
-    .default('none'),
+  history: moveHistoryOption,
 };
 
 export const planPathOptionsSchema = z.strictObject(

@@ -8,7 +8,7 @@ import { cellAt, colOf, neighbor, rowOf } from '../grid/grid-shape.js';
 import { formatReward } from '../grid/format-reward.js';
 import type { MovePresenter, PromptFormat } from '../grid/types.js';
 import { PLAN_PATH_REWARDS, type PlanPathEnv, type PlanPathReport } from './plan-path-env.js';
-import type { PlanPathHint, PlanPathHistory } from './plan-path-options.js';
+import type { PlanPathHint } from './plan-path-options.js';
 
 export const PLAN_PATH_CELLS = { wall: '#', free: '.', agent: 'P', goal: 'G' } as const;
 export const PLAN_PATH_ALPHABET = Object.values(PLAN_PATH_CELLS).join('');
@@ -84,33 +84,8 @@ export function planPathHint(env: PlanPathEnv, hint: PlanPathHint): string {
   return parts.join(' ');
 }
 
-/**
- * `LAST R` for the move committed on the previous turn, `LAST RX` when it hit a wall or the
- * edge, `LAST ?` when that answer was unusable, `LAST -` before any commit. Tool proposals
- * are never played, so they never show here.
- */
-export function planPathLastMove(env: PlanPathEnv): string {
-  for (let i = env.history.length - 1; i >= 0; i--) {
-    const record = env.history[i];
-    if (record === undefined || record.kind !== 'commit') continue;
-    if (record.moves === undefined || record.report === undefined || record.moves.length === 0) return 'LAST ?';
-    return `LAST ${record.moves}${record.report.invalid > 0 ? 'X' : ''}`;
-  }
-  return 'LAST -';
-}
-
-/** The compact header: the `hint` facts, then `LAST ...` under `history: last`. */
-function compactHeader(env: PlanPathEnv, hint: PlanPathHint, history: PlanPathHistory): string {
-  const parts = [planPathHint(env, hint)];
-  if (history === 'last') parts.push(planPathLastMove(env));
-  return parts.filter((part) => part.length > 0).join(' ');
-}
-
-/** The presenter with compact-header facts (the natural format is unchanged). */
-export function planPathPresenterWith(hint: PlanPathHint, history: PlanPathHistory = 'none'): MovePresenter<PlanPathEnv, PlanPathReport> {
-  if (hint === 'none' && history === 'none') return planPathPresenter;
-  return {
-    ...planPathPresenter,
-    status: (env, format) => (format === 'compact' ? compactHeader(env, hint, history) : planPathPresenter.status(env, format)),
-  };
+/** The presenter with a compact-header hint (the natural format is unchanged). */
+export function planPathPresenterWith(hint: PlanPathHint): MovePresenter<PlanPathEnv, PlanPathReport> {
+  if (hint === 'none') return planPathPresenter;
+  return { ...planPathPresenter, status: (env, format) => (format === 'compact' ? planPathHint(env, hint) : planPathPresenter.status(env, format)) };
 }

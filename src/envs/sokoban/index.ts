@@ -9,6 +9,7 @@
  * instance's optimum with room to spare.
  */
 import { deriveSeed, Rng } from '../../util/rng.js';
+import { withMoveHistory } from '../grid/last-move.js';
 import { MOVE_TEAM_ROLES, createMoveTeam } from '../grid/move-team.js';
 import type { TaskDefinition } from '../types.js';
 import { generateSokoban } from './generate-sokoban.js';
@@ -45,7 +46,7 @@ export const sokobanTask: TaskDefinition<SokobanEnv, SokobanOptions> = {
       name: 'sokoban',
       team,
       maxMoves: options.max_moves,
-      presenter: sokobanPresenterWith(options.hint),
+      presenter: withMoveHistory(sokobanPresenterWith(options.hint), options.history),
       globalReward: sokobanGlobalReward,
     });
   },

@@ -128,3 +128,25 @@ describe('sokoban solve_shaping', () => {
     assert.ok(!sokobanTask.optionsSchema.safeParse({ solve_shaping: -0.1 }).success);
   });
 });
+
+describe('sokoban history: last', () => {
+  it('the header ends with the last committed move, X when it was blocked; the single agent sees it too', () => {
+    const options = sokobanTask.optionsSchema.parse({ size: 6, max_moves: 1, hint: 'box-goal-open', history: 'last' });
+    for (const variant of ['team', 'single'] as const) {
+      const team = sokobanTask.createTeam(options, { variant, format: 'compact', order: 'sequential', maxTurns: 20, alpha: 1 });
+      const committer = team.roles.at(-1)!;
+      const env = new SokobanEnv(taskFromRows(['######', '#P...#', '#..B.#', '#....#', '#.G..#', '######']));
+      const header = (turn: number) => committer.prompt(env, { turn, maxTurns: 20 }).split('\n')[0]!;
+      assert.match(header(0), / OPEN DR LAST -$/);
+      committer.step(env, committer.parse('U'), { turn: 0, maxTurns: 20 }); // into the wall
+      assert.match(header(1), / OPEN DR LAST UX$/, variant);
+      committer.step(env, committer.parse('D'), { turn: 1, maxTurns: 20 });
+      assert.match(header(2), /^[A-Z]+ 3\/20 M1 BOX R2 GOAL D2 L1 OPEN UDR LAST D$/, variant);
+    }
+    assert.doesNotMatch(
+      sokobanTask.createTeam(sokobanTask.optionsSchema.parse({ size: 6, hint: 'box-goal-open' }), { variant: 'single', format: 'compact', order: 'sequential', maxTurns: 4, alpha: 1 })
+        .roles[0]!.prompt(new SokobanEnv(taskFromRows(['######', '#P...#', '#..B.#', '#....#', '#.G..#', '######'])), { turn: 0, maxTurns: 4 }),
+      /LAST/,
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { moveHistoryOption } from '../grid/last-move.js';
 import { unknownKeyError } from '../grid/unknown-key-error.js';
 import { SOKOBAN_REWARDS } from './sokoban-env.js';
 
@@ -75,6 +76,12 @@ const sokobanOptionsShape = {
    * before; `none` keeps the `ON0/1` status.
    */
   hint: z.enum(SOKOBAN_HINTS, { error: `hint must be one of ${SOKOBAN_HINTS.join(' | ')}` }).default('none'),
+  /**
+   * Compact format only: `last` ends the header with `LAST R`, the move committed on the
+   * previous turn (`LAST RX` when it was blocked, `LAST ?` when that answer was unusable,
+   * `LAST -` before any): one move of memory (src/envs/grid/last-move.ts).
+   */
+  history: moveHistoryOption,
 };
 
 /** Options of the Sokoban task (`tasks: [{ name: sokoban, size: 6, boxes: 1 }]`). */
