@@ -47,7 +47,7 @@ SINGLE="--set algorithm=grpo --set team.variant=single --set rollout.tasks=4 --s
 for task in ${TASKS:-plan-path-10 sokoban sudoku}; do
   config=examples/$task-train.yaml
   for seed in $SEEDS; do
-    queue "$task/at-grpo-shared-seed$seed" "$config" --set "seed=$seed"
+    queue "$task/at-grpo-shared-seed$seed" "$config" --set "seed=$seed" --set policy.map=shared
     queue "$task/at-grpo-per-role-seed$seed" "$config" --set "seed=$seed" --set policy.map=per-role
     # Sudoku's single-agent step is so cheap (about a fifth of the team's) that it gets the team's 600 steps.
     queue "$task/single-grpo-seed$seed" "$config" --set "seed=$seed" $SINGLE --set train.steps=$([ "$task" = sudoku ] && echo 600 || echo 200)
