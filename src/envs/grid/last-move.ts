@@ -1,5 +1,6 @@
 /**
- * One move of memory for compact grid prompts (`history: last` on Plan-Path and Sokoban).
+ * One move of memory for compact grid prompts (`history: last` on Plan-Path and Sokoban; Sudoku
+ * shares the option and writes its own `LAST` line).
  * Without it a model that sees only the current board cannot tell where it came from and
  * walks back and forth between two cells. It is the game's own record, nothing from a solver.
  */

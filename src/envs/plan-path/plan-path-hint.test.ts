@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Rng } from '../../util/rng.js';
+import { lastMoveText } from '../grid/last-move.js';
 import { PlanPathEnv, planPathTask } from './index.js';
-import { lastMoveText as planPathLastMove } from '../grid/last-move.js';
 import { planPathHint } from './plan-path-presenter.js';
 import { taskFromRows } from './task-from-rows.test-helper.js';
 
@@ -57,16 +57,16 @@ describe('plan-path history: last', () => {
 
   it('shows the last committed move, never the tool proposal, and marks wall hits and unusable answers', () => {
     const env = new PlanPathEnv(taskFromRows(['.#..', 'P...', '#..G']));
-    assert.equal(planPathLastMove(env), 'LAST -');
+    assert.equal(lastMoveText(env), 'LAST -');
     const ctx = { turn: 0, maxTurns: 20 };
     tool.step(env, tool.parse('U'), ctx);
-    assert.equal(planPathLastMove(env), 'LAST -', 'a proposal is simulated, not played');
+    assert.equal(lastMoveText(env), 'LAST -', 'a proposal is simulated, not played');
     plan.step(env, plan.parse('R'), ctx);
-    assert.equal(planPathLastMove(env), 'LAST R');
+    assert.equal(lastMoveText(env), 'LAST R');
     plan.step(env, plan.parse('U'), { turn: 1, maxTurns: 20 }); // row 1, column 2 is a wall
-    assert.equal(planPathLastMove(env), 'LAST UX');
+    assert.equal(lastMoveText(env), 'LAST UX');
     plan.step(env, plan.parse('hello'), { turn: 2, maxTurns: 20 });
-    assert.equal(planPathLastMove(env), 'LAST ?');
+    assert.equal(lastMoveText(env), 'LAST ?');
     assert.match(plan.prompt(env, { turn: 3, maxTurns: 20 }).split('\n')[0]!, /^PLAN 4\/20 M1 GOAL D1 R2 OPEN DLR LAST \?$/);
   });
 

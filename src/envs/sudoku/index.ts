@@ -10,6 +10,7 @@
  * the other two let a team repair rejected or wrong fills.
  */
 import { z } from 'zod';
+import { moveHistoryOption } from '../grid/last-move.js';
 import { unknownKeyError } from '../grid/unknown-key-error.js';
 import { Rng, deriveSeed } from '../../util/rng.js';
 import type { Role, Split, TaskDefinition, TaskSource, Team, TeamOptions } from '../types.js';
@@ -18,7 +19,7 @@ import { generateSudokuForSplit } from './puzzle-split.js';
 import { SudokuEnv } from './sudoku-env.js';
 import { CELL_COUNT, SUDOKU_SIZE, emptyCount, fillProgress } from './sudoku-grid.js';
 import { UNSOLVED_PROGRESS_WEIGHT } from './sudoku-rewards.js';
-import { SUDOKU_HINTS, SUDOKU_HISTORIES } from './sudoku-prompts.js';
+import { SUDOKU_HINTS } from './sudoku-prompts.js';
 import { createCommitRole, createProgramToolRole, createToolRole } from './sudoku-roles.js';
 import { sudokuScripted } from './sudoku-scripted.js';
 
@@ -57,9 +58,7 @@ const sudokuOptionsShape = {
    * and their verdicts (the natural format always tells the earlier turns). Without it a
    * model that repeats a rejected digit sees the very same prompt again and again.
    */
-  history: z
-    .enum(SUDOKU_HISTORIES, { error: `history must be one of ${SUDOKU_HISTORIES.join(' | ')}` })
-    .default('none'),
+  history: moveHistoryOption,
 };
 
 export const sudokuOptionsSchema = z.strictObject(

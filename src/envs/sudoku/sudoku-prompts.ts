@@ -29,6 +29,7 @@
  * `Answer:`. The `tool` also gets the rows as Python strings and is asked for a program that
  * prints its fills (run in the sandbox); `plan` sees that program, its output and the verdicts.
  */
+import type { MoveHistory } from '../grid/last-move.js';
 import { PROGRAM_REPLY, programLines, programTerms } from '../grid/program-prompt.js';
 import type { TurnContext } from '../types.js';
 import { cellHintLine } from './cell-hint.js';
@@ -68,13 +69,12 @@ export function emptyCellsLine(cells: readonly number[]): string {
 }
 
 /**
- * Compact-prompt memory: `last` adds `LAST 231 X`, the fills played on the previous turn and
- * their verdicts, so a model that sees the same board again knows which digit was just
- * rejected there (the natural format already tells every earlier turn). It is the game's own
- * record, nothing from the solution.
+ * Compact-prompt memory, the option the grid tasks share: `last` adds `LAST 231 X`, the fills
+ * played on the previous turn and their verdicts, so a model that sees the same board again
+ * knows which digit was just rejected there (the natural format already tells every earlier
+ * turn). It is the game's own record, nothing from the solution.
  */
-export const SUDOKU_HISTORIES = ['none', 'last'] as const;
-export type SudokuHistory = (typeof SUDOKU_HISTORIES)[number];
+export type SudokuHistory = MoveHistory;
 
 /** `LAST 231 X` for the latest committed fills, `LAST ?` if that answer was unusable, `LAST -` before any. */
 export function lastCommitLine(env: SudokuEnv): string {
