@@ -49,7 +49,7 @@ export interface SudokuPromptInput {
   readonly ctx: TurnContext;
   readonly maxFills: number;
   readonly hint?: SudokuHint;
-  readonly history?: SudokuHistory;
+  readonly history?: MoveHistory;
 }
 
 /**
@@ -69,14 +69,12 @@ export function emptyCellsLine(cells: readonly number[]): string {
 }
 
 /**
- * Compact-prompt memory, the option the grid tasks share: `last` adds `LAST 231 X`, the fills
- * played on the previous turn and their verdicts, so a model that sees the same board again
- * knows which digit was just rejected there (the natural format already tells every earlier
- * turn). It is the game's own record, nothing from the solution.
+ * Compact-prompt memory (`history: last`, the grid tasks' `MoveHistory` option): `LAST 231 X`
+ * for the latest committed fills and their verdicts, `LAST ?` if that answer was unusable,
+ * `LAST -` before any. A model that sees the same board again then knows which digit was just
+ * rejected there (the natural format already tells every earlier turn). It is the game's own
+ * record, nothing from the solution.
  */
-export type SudokuHistory = MoveHistory;
-
-/** `LAST 231 X` for the latest committed fills, `LAST ?` if that answer was unusable, `LAST -` before any. */
 export function lastCommitLine(env: SudokuEnv): string {
   for (let i = env.history.length - 1; i >= 0; i--) {
     const record = env.history[i];

@@ -12,7 +12,8 @@ import type { Fill, FillsOutcome } from './apply-fills.js';
 import { parseCompactFills, parseNaturalFills } from './parse-fills.js';
 import type { SudokuEnv } from './sudoku-env.js';
 import { emptyCount } from './sudoku-grid.js';
-import { type SudokuHint, type SudokuHistory, compactPrompt, naturalPrompt } from './sudoku-prompts.js';
+import type { MoveHistory } from '../grid/last-move.js';
+import { type SudokuHint, compactPrompt, naturalPrompt } from './sudoku-prompts.js';
 import type { PromptFormat } from './sudoku-render.js';
 import { SUDOKU_REWARDS } from './sudoku-rewards.js';
 
@@ -23,7 +24,7 @@ export interface SudokuRoleOptions {
   /** Extra compact-prompt facts (sudoku-prompts.ts); natural prompts ignore it. */
   readonly hint?: SudokuHint;
   /** Compact prompts: `last` shows the previous turn's played fills (sudoku-prompts.ts). */
-  readonly history?: SudokuHistory;
+  readonly history?: MoveHistory;
 }
 
 type SudokuRole = Role<SudokuEnv, Fill[]>;
