@@ -37,7 +37,7 @@ export const planPathTask: TaskDefinition<PlanPathEnv, PlanPathOptions> = {
           // Train and eval draw from disjoint labelled streams of the run seed.
           rng: new Rng(deriveSeed(seed, 'plan-path', split, index)),
         });
-        return new PlanPathEnv(task, options.unparseable_reward);
+        return new PlanPathEnv(task, options.unparseable_reward, options.wall_reward);
       },
     };
   },

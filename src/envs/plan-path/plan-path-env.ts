@@ -3,7 +3,8 @@
  * team's move history. Rewards (per move, SEEDS.md):
  *
  *   legal move      STEP + SHAPING * (d_before - d_after)   d = BFS distance to the goal
- *   illegal move    INVALID (into a wall or off the grid; the agent stays; replaces STEP)
+ *   illegal move    INVALID (into a wall or off the grid; the agent stays; replaces STEP;
+ *                   the task option wall_reward may set another value)
  *   reaching goal   + GOAL, and + OPTIMAL_BONUS when the cells walked equal the BFS optimum
  *
  * The shaping term is potential-based (potential -SHAPING * d), so it never changes which
@@ -35,6 +36,8 @@ export interface PlanPathReport extends MoveReport {
 export class PlanPathEnv implements MoveEnv<PlanPathReport> {
   /** Reward for an answer that could not be parsed (or broke the move cap); see plan-path-options.ts. */
   readonly invalidPenalty: number;
+  /** Reward of a move into a wall or off the grid (the task option `wall_reward`). */
+  readonly wallPenalty: number;
   private position: number;
   /** Cells walked since the start (illegal moves walk nowhere). */
   private walkedCount = 0;
@@ -43,8 +46,10 @@ export class PlanPathEnv implements MoveEnv<PlanPathReport> {
   constructor(
     readonly task: PlanPathTask,
     unparseableReward: number = PLAN_PATH_REWARDS.invalid,
+    wallReward: number = PLAN_PATH_REWARDS.invalid,
   ) {
     this.invalidPenalty = unparseableReward;
+    this.wallPenalty = wallReward;
     this.position = task.start;
   }
 
@@ -76,7 +81,7 @@ export class PlanPathEnv implements MoveEnv<PlanPathReport> {
   }
 
   clone(): this {
-    const copy = new PlanPathEnv(this.task, this.invalidPenalty);
+    const copy = new PlanPathEnv(this.task, this.invalidPenalty, this.wallPenalty);
     copy.position = this.position;
     copy.walkedCount = this.walkedCount;
     copy.records = [...this.records];
@@ -94,7 +99,7 @@ export class PlanPathEnv implements MoveEnv<PlanPathReport> {
       const next = neighbor(shape, this.position, dir);
       if (next < 0 || walls[next] === 1) {
         invalid++;
-        reward += PLAN_PATH_REWARDS.invalid;
+        reward += this.wallPenalty;
         continue;
       }
       reward += PLAN_PATH_REWARDS.step + PLAN_PATH_REWARDS.shaping * (distToGoal[this.position]! - distToGoal[next]!);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { moveHistoryOption } from '../grid/last-move.js';
 import { unknownKeyError } from '../grid/unknown-key-error.js';
+import { PLAN_PATH_REWARDS } from './plan-path-env.js';
 
 /** Header facts of compact prompts (see `hint` below). */
 export const PLAN_PATH_HINTS = ['none', 'goal', 'goal-open'] as const;
@@ -53,18 +54,28 @@ const planPathOptionsShape = {
     .max(PLAN_PATH_LIMITS.maxMoves, { error: `max_moves must be at most ${PLAN_PATH_LIMITS.maxMoves}` })
     .default(20),
   /**
-   * Compact format only: facts added to the prompt header for tiny models, which struggle to
-   * locate P and G in a character grid. `goal`: where G lies from P (`GOAL D1 R2`: 1 row down,
-   * 2 columns right); `goal-open`: also the moves that do not hit a wall or the edge
-   * (`OPEN UDL`). The board is shown as before; `none` leaves the header unchanged.
-   */
-  /**
    * Reward of an answer with no usable move list (unparseable, empty, over the move cap). By
    * default the same as a move into a wall; RL on a weak policy can then drift to empty answers,
    * which cost no more than a wall and less than a move away from the goal. A lower value makes
    * "no answer" the worst choice.
    */
   unparseable_reward: z.number({ error: 'unparseable_reward must be a number' }).max(0, { error: 'unparseable_reward must be at most 0' }).default(-0.1),
+  /**
+   * Reward of a move into a wall or off the grid (the agent stays put). The published task's
+   * -0.1 is a little better than a step away from the goal (-0.01 - 0.1 shaping = -0.11), and
+   * the team reward, which counts progress, also prefers standing still to walking back: where
+   * a policy samples only bad moves, group-normalised advantages (GRPO divides by the group's
+   * spread) turn that 0.01-0.04 difference into a large push toward bumping the same wall
+   * again. At -0.4 a bump is the worst legal move everywhere: a step back costs -0.11 and at
+   * most 0.5 / (start-goal distance) of team progress, 0.25 at min_distance 2.
+   */
+  wall_reward: z.number({ error: 'wall_reward must be a number' }).max(0, { error: 'wall_reward must be at most 0' }).default(PLAN_PATH_REWARDS.invalid),
+  /**
+   * Compact format only: facts added to the prompt header for tiny models, which struggle to
+   * locate P and G in a character grid. `goal`: where G lies from P (`GOAL D1 R2`: 1 row down,
+   * 2 columns right); `goal-open`: also the moves that do not hit a wall or the edge
+   * (`OPEN UDL`). The board is shown as before; `none` leaves the header unchanged.
+   */
   hint: z.enum(PLAN_PATH_HINTS, { error: `hint must be one of ${PLAN_PATH_HINTS.join(' | ')}` }).default('none'),
   /**
    * Compact format only: `last` ends the header with `LAST R`, the move committed on the

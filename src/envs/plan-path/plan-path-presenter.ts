@@ -52,11 +52,11 @@ export const planPathPresenter: MovePresenter<PlanPathEnv, PlanPathReport> = {
     return `P is at ${at(env.pos)}; G is at ${at(goal)}.`;
   },
 
-  rules() {
+  rules(env) {
     return [
       'Puzzle: move P to G on the grid below.',
       'Legend: # wall, . free cell, P you, G goal.',
-      `Each move costs ${-PLAN_PATH_REWARDS.step}; a move into a wall or off the grid fails (${PLAN_PATH_REWARDS.invalid}) and you stay put. Reaching G gives +${PLAN_PATH_REWARDS.goal}, and +${PLAN_PATH_REWARDS.optimalBonus} more if your whole path is as short as possible.`,
+      `Each move costs ${-PLAN_PATH_REWARDS.step}; a move into a wall or off the grid fails (${env.wallPenalty}) and you stay put. Reaching G gives +${PLAN_PATH_REWARDS.goal}, and +${PLAN_PATH_REWARDS.optimalBonus} more if your whole path is as short as possible.`,
     ];
   },
 };

@@ -47,6 +47,19 @@ describe('plan-path: rewards on a hand-drawn grid', () => {
     assert.match(report.failure ?? '', /3 of 3 moves hit a wall/);
   });
 
+  it('wall_reward sets the price of a wall bump, survives a clone, and the natural rules state it', () => {
+    const options = planPathTask.optionsSchema.parse({ size: 6, wall_reward: -0.4 });
+    assert.equal(options.wall_reward, -0.4);
+    assert.equal(planPathTask.optionsSchema.parse({ size: 6 }).wall_reward, invalid, 'the published -0.1 by default');
+    const env = new PlanPathEnv(taskFromRows(U_TURN), invalid, -0.4);
+    close(env.clone().applyMoves(moves('UL')).reward, -0.8);
+    close(env.applyMoves(moves('R')).reward, step + shaping);
+    assert.match(planPathPresenter.rules(env).join(' '), /fails \(-0\.4\)/);
+    const made = planPathTask.createSource(options, 1).make(0, 'train');
+    assert.equal(made.wallPenalty, -0.4, 'the task option reaches the env');
+    assert.match(String(planPathTask.optionsSchema.safeParse({ wall_reward: 0.2 }).error), /wall_reward must be at most 0/);
+  });
+
   it('shaping rewards a step toward the goal and charges a step away', () => {
     const env = new PlanPathEnv(taskFromRows(U_TURN));
     close(env.applyMoves(moves('R')).reward, step + shaping);
