@@ -1,0 +1,119 @@
+// npx tsx experiments/plan-path-moves.ts RUN [N]                 held-out play of RUN's newest checkpoint
+// npx tsx experiments/plan-path-moves.ts --rollouts FILE.jsonl    a training step's samples (RUN/rollouts/)
+// Where a trained Plan-Path team's moves go, per role: the share that shorten the maze path to G,
+// step away from it, or hit a wall; after a wall hit, the share that push into the same wall
+// again; after a legal move, the share that step straight back. With --rollouts it also counts
+// the tree's groups (the K branches of one node): how many tie (every branch scores the same,
+// so GRPO gives them no advantage) and how many are all wall hits. Reads the compact prompt
+// (`hint: goal-open`, the board drawn below the header), so it fits runs of
+// examples/plan-path-10-train.yaml and examples/plan-path-train.yaml.
+import { readFileSync } from 'node:fs';
+import { rolloutOptions, taskOptions, teamOptions } from '../src/config/runtime-options.js';
+import { readRunConfig } from '../src/config/read-config.js';
+import { taskOf } from '../src/config/task-of-config.js';
+import type { Policy } from '../src/policy/types.js';
+import { evaluateStoppable } from '../src/train/evaluate.js';
+import { playingPolicies } from '../src/train/playing-policies.js';
+
+type Move = 'U' | 'D' | 'L' | 'R';
+const DELTA: Record<Move, [number, number]> = { U: [-1, 0], D: [1, 0], L: [0, -1], R: [0, 1] };
+const BACK: Record<Move, Move> = { U: 'D', D: 'U', L: 'R', R: 'L' };
+const isMove = (text: string): text is Move => text in DELTA;
+
+type Kind = 'closer' | 'away' | 'wall' | 'unusable';
+interface Read { role: string; kind: Kind; move?: Move; last: string }
+
+/** Classifies one answer to one compact prompt by the board's BFS distance to G. */
+function classify(prompt: string, answer: string): Read {
+  const lines = prompt.split('\n');
+  const head = lines[0]!.split(' ');
+  const last = head.includes('LAST') ? head[head.indexOf('LAST') + 1]! : '-';
+  const rows = lines.slice(1).filter((line) => line.length > 0 && /^[.#PG]+$/.test(line));
+  const role = head[0]!;
+  const move = answer.trim().slice(0, 1);
+  if (!isMove(move)) return { role, kind: 'unusable', last };
+  const find = (ch: string): [number, number] => {
+    const r = rows.findIndex((row) => row.includes(ch));
+    return [r, rows[r]!.indexOf(ch)];
+  };
+  const free = (r: number, c: number) => r >= 0 && r < rows.length && c >= 0 && c < rows[0]!.length && rows[r]![c] !== '#';
+  const [gr, gc] = find('G');
+  const distance = new Map<string, number>([[`${gr},${gc}`, 0]]);
+  const queue: Array<[number, number]> = [[gr, gc]];
+  for (let i = 0; i < queue.length; i++) {
+    const [r, c] = queue[i]!;
+    for (const [dr, dc] of Object.values(DELTA)) {
+      const key = `${r + dr},${c + dc}`;
+      if (free(r + dr, c + dc) && !distance.has(key)) {
+        distance.set(key, distance.get(`${r},${c}`)! + 1);
+        queue.push([r + dr, c + dc]);
+      }
+    }
+  }
+  const [pr, pc] = find('P');
+  const [dr, dc] = DELTA[move];
+  if (!free(pr + dr, pc + dc)) return { role, kind: 'wall', move, last };
+  const closer = (distance.get(`${pr + dr},${pc + dc}`) ?? Infinity) < (distance.get(`${pr},${pc}`) ?? Infinity);
+  return { role, kind: closer ? 'closer' : 'away', move, last };
+}
+
+function report(reads: readonly Read[]): void {
+  const pct = (part: number, whole: number) => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`);
+  for (const role of [...new Set(reads.map((r) => r.role))]) {
+    const mine = reads.filter((r) => r.role === role);
+    const count = (kind: Kind) => mine.filter((r) => r.kind === kind).length;
+    const afterHit = mine.filter((r) => r.last.endsWith('X'));
+    const afterMove = mine.filter((r) => isMove(r.last));
+    const again = afterHit.filter((r) => r.move === r.last[0]).length;
+    const back = afterMove.filter((r) => r.move !== undefined && r.move === BACK[r.last as Move]).length;
+    console.log(`${role}: ${mine.length} answers; closer ${pct(count('closer'), mine.length)}, away ${pct(count('away'), mine.length)}, wall ${pct(count('wall'), mine.length)}, unusable ${pct(count('unusable'), mine.length)}; after a wall hit the same wall ${pct(again, afterHit.length)} of ${afterHit.length}; after a legal move straight back ${pct(back, afterMove.length)} of ${afterMove.length}`);
+  }
+}
+
+interface RolloutLine { group: string; prompt: string; response: string; score: number }
+
+if (process.argv[2] === '--rollouts') {
+  const samples = readFileSync(process.argv[3]!, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as RolloutLine);
+  const reads = samples.map((s) => classify(s.prompt, s.response));
+  report(reads);
+  const groups = new Map<string, number[]>();
+  samples.forEach((s, i) => groups.set(s.group, [...(groups.get(s.group) ?? []), i]));
+  const tied = [...groups.values()].filter((members) => members.every((i) => samples[i]!.score === samples[members[0]!]!.score));
+  const allWall = [...groups.values()].filter((members) => members.every((i) => reads[i]!.kind === 'wall'));
+  console.log(`groups: ${groups.size}; tied ${tied.length} (no advantage), every branch a wall hit ${allWall.length}`);
+} else {
+  const run = process.argv[2];
+  if (run === undefined) throw new Error('give a run folder (runs/NAME) or --rollouts FILE.jsonl');
+  const tasks = Number(process.argv[3] ?? 200);
+  const config = await readRunConfig(run, { set: [], tasks: [] });
+  const task = taskOf(config);
+  const team = task.createTeam(taskOptions(config), teamOptions(config));
+  const players = await playingPolicies(config, task, team.roles.map((r) => r.name), { runDir: run });
+  const reads: Read[] = [];
+  // One wrapper per inner policy, so roles that share a model stay batched together.
+  const wrapped = new Map<Policy, Policy>();
+  const policyFor = (role: string): Policy => {
+    const inner = players.policyFor(role);
+    const known = wrapped.get(inner);
+    if (known) return known;
+    const policy: Policy = {
+      id: inner.id,
+      sample: async (requests) => {
+        const out = await inner.sample(requests);
+        requests.forEach((request, i) => out[i]!.forEach((c) => reads.push(classify(request.prompt, c.text))));
+        return out;
+      },
+    };
+    wrapped.set(inner, policy);
+    return policy;
+  };
+  const { result } = await evaluateStoppable({
+    team, policyFor, tasks, seed: config.seed,
+    source: task.createSource(taskOptions(config), config.seed),
+    rollout: rolloutOptions(config),
+    temperature: config.train.eval_temperature,
+  });
+  console.log(`${players.source}: held-out success ${(100 * result.success_rate).toFixed(1)}% of ${result.n}, ${result.mean_turns.toFixed(1)} turns on average`);
+  report(reads);
+  players.dispose?.();
+}
