@@ -37,7 +37,7 @@ export const sokobanTask: TaskDefinition<SokobanEnv, SokobanOptions> = {
           // Train and eval draw from disjoint labelled streams of the run seed.
           rng: new Rng(deriveSeed(seed, 'sokoban', split, index)),
         });
-        return new SokobanEnv(task, options.unparseable_reward, options.solve_shaping);
+        return new SokobanEnv(task, options.unparseable_reward, options.solve_shaping, options.blocked_reward);
       },
     };
   },

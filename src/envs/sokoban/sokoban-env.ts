@@ -4,7 +4,8 @@
  *   walk                 STEP
  *   push                 STEP + SHAPING * (d(from) - d(to))    d = box walking distance to a goal
  *                        + BOX_ON_GOAL if it lands on a goal, + BOX_OFF_GOAL if it leaves one
- *   illegal move         INVALID (into a wall, or pushing into a wall or box; replaces STEP)
+ *   illegal move         INVALID (into a wall, or pushing into a wall or box; replaces STEP;
+ *                        the task option blocked_reward may set another value)
  *   solving              + SOLVED
  *   any legal move       + solveShaping * (m(before) - m(after))   m = fewest moves left to solve
  *                        (the solver's), -solveShaping into an unsolvable state; 0 by default
@@ -59,6 +60,8 @@ export class SokobanEnv implements MoveEnv<SokobanReport> {
     unparseableReward: number = SOKOBAN_REWARDS.invalid,
     /** Weight of the moves-left shaping (sokoban-options.ts `solve_shaping`); 0 = off. */
     readonly solveShaping = 0,
+    /** Reward of a blocked move (sokoban-options.ts `blocked_reward`). */
+    readonly blockedPenalty: number = SOKOBAN_REWARDS.invalid,
   ) {
     this.invalidPenalty = unparseableReward;
     this.current = task.start;
@@ -91,7 +94,7 @@ export class SokobanEnv implements MoveEnv<SokobanReport> {
   }
 
   clone(): this {
-    const copy = new SokobanEnv(this.task, this.invalidPenalty, this.solveShaping);
+    const copy = new SokobanEnv(this.task, this.invalidPenalty, this.solveShaping, this.blockedPenalty);
     copy.current = this.current; // states are immutable values
     copy.records = [...this.records];
     copy.deadlockReason = this.deadlockReason;
@@ -110,7 +113,7 @@ export class SokobanEnv implements MoveEnv<SokobanReport> {
       const moved = sokobanMove(room, this.current, dir);
       if (moved === undefined) {
         invalid++;
-        reward += SOKOBAN_REWARDS.invalid;
+        reward += this.blockedPenalty;
         continue;
       }
       if (this.solveShaping > 0) reward += this.solveShaping * movesLeftGain(room, this.current, moved.state);

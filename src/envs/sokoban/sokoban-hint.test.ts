@@ -97,6 +97,20 @@ describe('sokoban unparseable_reward', () => {
   });
 });
 
+describe('sokoban blocked_reward', () => {
+  it('sets the price of a blocked move, survives a clone, reaches the env and the natural rules', () => {
+    const options = sokobanTask.optionsSchema.parse({ blocked_reward: -0.3 });
+    assert.equal(sokobanTask.optionsSchema.parse({}).blocked_reward, SOKOBAN_REWARDS.invalid, 'the published -0.05 by default');
+    const env = sokobanTask.createSource(options, 1).make(0, 'train');
+    assert.equal(env.blockedPenalty, -0.3);
+    const walled = new SokobanEnv(taskFromRows(['######', '#P...#', '#G.B.#', '#....#', '#....#', '######']), SOKOBAN_REWARDS.invalid, 0, -0.3);
+    assert.equal(walled.clone().applyMoves(moves('UL')).reward, -0.6);
+    assert.equal(walled.applyMoves(moves('R')).reward, SOKOBAN_REWARDS.step, 'a legal walk keeps its reward');
+    assert.match(sokobanPresenter.rules(walled).join(' '), /a blocked move costs 0\.3\./);
+    assert.match(String(sokobanTask.optionsSchema.safeParse({ blocked_reward: 1 }).error), /blocked_reward must be at most 0/);
+  });
+});
+
 describe('sokoban solve_shaping', () => {
   const rows = ['######', '#P...#', '#G.B.#', '#....#', '#....#', '######'];
   const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `expected ${expected}, got ${actual}`);

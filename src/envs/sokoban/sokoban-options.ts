@@ -56,6 +56,18 @@ const sokobanOptionsShape = {
     .max(0, { error: 'unparseable_reward must be at most 0' })
     .default(SOKOBAN_REWARDS.invalid),
   /**
+   * Reward of a blocked move (into a wall, or pushing a box into a wall or box; the player
+   * stays put). The published -0.05 costs less than a walk that adds a move to the plan (-0.11
+   * with solve_shaping 0.1), so where no branch of a node draws a good move, GRPO's group
+   * normalisation pushes the policy toward bumping again (Plan-Path's wall_reward has the
+   * same story). With solve_shaping 0.1, a value below -0.11 makes a blocked move cost more
+   * than any walk.
+   */
+  blocked_reward: z
+    .number({ error: 'blocked_reward must be a number' })
+    .max(0, { error: 'blocked_reward must be at most 0' })
+    .default(SOKOBAN_REWARDS.invalid),
+  /**
    * Weight of an optional potential-based shaping on the fewest moves left to solve (the
    * solver's count): +w for a move along an optimal plan, 0 or -w otherwise, -w into an
    * unsolvable state. Plan-Path's BFS shaping is the same idea. 0 (the default) keeps the

@@ -69,12 +69,12 @@ export const sokobanPresenter: MovePresenter<SokobanEnv, SokobanReport> = {
     return `As (row, column): you are at ${at(env.state.player)}; boxes at ${list(env.state.boxes)}; goals at ${list(goalCells)}.`;
   },
 
-  rules() {
+  rules(env) {
     return [
       'Puzzle: Sokoban. Push every box onto a goal.',
       'Legend: # wall, . floor, X floor where a box gets stuck for good (never push a box there), G goal, B box, * box on a goal, P you, + you on a goal.',
       'You walk one cell per move. Walking into a box pushes it one cell if the cell behind it is floor; you cannot pull boxes or push two at once.',
-      `Each move costs ${-SOKOBAN_REWARDS.step}; a blocked move costs ${-SOKOBAN_REWARDS.invalid}. A box pushed onto a goal gives +${SOKOBAN_REWARDS.boxOnGoal}, off a goal ${SOKOBAN_REWARDS.boxOffGoal}; solving gives +${SOKOBAN_REWARDS.solved}. A box stuck on an X cell ends the game as a failure.`,
+      `Each move costs ${-SOKOBAN_REWARDS.step}; a blocked move costs ${-env.blockedPenalty}. A box pushed onto a goal gives +${SOKOBAN_REWARDS.boxOnGoal}, off a goal ${SOKOBAN_REWARDS.boxOffGoal}; solving gives +${SOKOBAN_REWARDS.solved}. A box stuck on an X cell ends the game as a failure.`,
     ];
   },
 };
