@@ -67,7 +67,8 @@ const planPathOptionsShape = {
    * a policy samples only bad moves, group-normalised advantages (GRPO divides by the group's
    * spread) turn that 0.01-0.04 difference into a large push toward bumping the same wall
    * again. At -0.4 a bump is the worst legal move everywhere: a step back costs -0.11 and at
-   * most 0.5 / (start-goal distance) of team progress, 0.25 at min_distance 2.
+   * most 0.5 / (start-goal distance) of team progress, 0.25 at min_distance 2. On 10x10 that
+   * traded the bumps for steps away and back (docs/results.md), so the default stays.
    */
   wall_reward: z.number({ error: 'wall_reward must be a number' }).max(0, { error: 'wall_reward must be at most 0' }).default(PLAN_PATH_REWARDS.invalid),
   /**

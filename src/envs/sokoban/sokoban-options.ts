@@ -61,7 +61,7 @@ const sokobanOptionsShape = {
    * with solve_shaping 0.1), so where no branch of a node draws a good move, GRPO's group
    * normalisation pushes the policy toward bumping again (Plan-Path's wall_reward has the
    * same story). With solve_shaping 0.1, a value below -0.11 makes a blocked move cost more
-   * than any walk.
+   * than any walk; at -0.3 the 6x6 example pushed boxes into deadlocks instead (docs/results.md).
    */
   blocked_reward: z
     .number({ error: 'blocked_reward must be a number' })
