@@ -11,49 +11,32 @@ import { readFileSync } from 'node:fs';
 import { rolloutOptions, taskOptions, teamOptions } from '../src/config/runtime-options.js';
 import { readRunConfig } from '../src/config/read-config.js';
 import { taskOf } from '../src/config/task-of-config.js';
+import { bfsDistances, UNREACHABLE } from '../src/envs/grid/bfs-distances.js';
+import { DIRECTION_DELTAS, OPPOSITE_DIRECTION } from '../src/envs/grid/direction.js';
+import { neighbor } from '../src/envs/grid/grid-shape.js';
+import type { Direction } from '../src/envs/grid/types.js';
+import { readPlanPath } from '../src/envs/plan-path/plan-path-scripted.js';
 import type { Policy } from '../src/policy/types.js';
 import { evaluateStoppable } from '../src/train/evaluate.js';
 import { playingPolicies } from '../src/train/playing-policies.js';
 
-type Move = 'U' | 'D' | 'L' | 'R';
-const DELTA: Record<Move, [number, number]> = { U: [-1, 0], D: [1, 0], L: [0, -1], R: [0, 1] };
-const BACK: Record<Move, Move> = { U: 'D', D: 'U', L: 'R', R: 'L' };
-const isMove = (text: string): text is Move => text in DELTA;
+const isMove = (text: string): text is Direction => text in DIRECTION_DELTAS;
 
 type Kind = 'closer' | 'away' | 'wall' | 'unusable';
-interface Read { role: string; kind: Kind; move?: Move; last: string }
+interface Read { role: string; kind: Kind; move?: Direction; last: string }
 
 /** Classifies one answer to one compact prompt by the board's BFS distance to G. */
 function classify(prompt: string, answer: string): Read {
-  const lines = prompt.split('\n');
-  const head = lines[0]!.split(' ');
-  const last = head.includes('LAST') ? head[head.indexOf('LAST') + 1]! : '-';
-  const rows = lines.slice(1).filter((line) => line.length > 0 && /^[.#PG]+$/.test(line));
+  const head = prompt.split('\n')[0]!.split(' ');
   const role = head[0]!;
+  const last = head.includes('LAST') ? head[head.indexOf('LAST') + 1]! : '-';
   const move = answer.trim().slice(0, 1);
-  if (!isMove(move)) return { role, kind: 'unusable', last };
-  const find = (ch: string): [number, number] => {
-    const r = rows.findIndex((row) => row.includes(ch));
-    return [r, rows[r]!.indexOf(ch)];
-  };
-  const free = (r: number, c: number) => r >= 0 && r < rows.length && c >= 0 && c < rows[0]!.length && rows[r]![c] !== '#';
-  const [gr, gc] = find('G');
-  const distance = new Map<string, number>([[`${gr},${gc}`, 0]]);
-  const queue: Array<[number, number]> = [[gr, gc]];
-  for (let i = 0; i < queue.length; i++) {
-    const [r, c] = queue[i]!;
-    for (const [dr, dc] of Object.values(DELTA)) {
-      const key = `${r + dr},${c + dc}`;
-      if (free(r + dr, c + dc) && !distance.has(key)) {
-        distance.set(key, distance.get(`${r},${c}`)! + 1);
-        queue.push([r + dr, c + dc]);
-      }
-    }
-  }
-  const [pr, pc] = find('P');
-  const [dr, dc] = DELTA[move];
-  if (!free(pr + dr, pc + dc)) return { role, kind: 'wall', move, last };
-  const closer = (distance.get(`${pr + dr},${pc + dc}`) ?? Infinity) < (distance.get(`${pr},${pc}`) ?? Infinity);
+  const board = readPlanPath(prompt);
+  if (!isMove(move) || board === undefined) return { role, kind: 'unusable', last };
+  const next = neighbor(board.shape, board.pos, move);
+  if (next < 0 || board.walls[next] === 1) return { role, kind: 'wall', move, last };
+  const distance = bfsDistances({ shape: board.shape, passable: (cell) => board.walls[cell] === 0, sources: [board.goal] });
+  const closer = distance[next] !== UNREACHABLE && distance[next]! < distance[board.pos]!;
   return { role, kind: closer ? 'closer' : 'away', move, last };
 }
 
@@ -65,7 +48,7 @@ function report(reads: readonly Read[]): void {
     const afterHit = mine.filter((r) => r.last.endsWith('X'));
     const afterMove = mine.filter((r) => isMove(r.last));
     const again = afterHit.filter((r) => r.move === r.last[0]).length;
-    const back = afterMove.filter((r) => r.move !== undefined && r.move === BACK[r.last as Move]).length;
+    const back = afterMove.filter((r) => r.move !== undefined && r.move === OPPOSITE_DIRECTION[r.last as Direction]).length;
     console.log(`${role}: ${mine.length} answers; closer ${pct(count('closer'), mine.length)}, away ${pct(count('away'), mine.length)}, wall ${pct(count('wall'), mine.length)}, unusable ${pct(count('unusable'), mine.length)}; after a wall hit the same wall ${pct(again, afterHit.length)} of ${afterHit.length}; after a legal move straight back ${pct(back, afterMove.length)} of ${afterMove.length}`);
   }
 }

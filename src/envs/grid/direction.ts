@@ -18,3 +18,6 @@ export const DIRECTION_WORDS: Readonly<Record<Direction, string>> = {
   L: 'left',
   R: 'right',
 };
+
+/** The move that undoes each move (a step straight back, or the push a pull undoes). */
+export const OPPOSITE_DIRECTION: Readonly<Record<Direction, Direction>> = { U: 'D', D: 'U', L: 'R', R: 'L' };

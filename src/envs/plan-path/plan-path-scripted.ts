@@ -28,14 +28,15 @@ def alive(pos):
 `;
 
 /** A Plan-Path board as read back from a prompt. */
-interface PlanPathView {
+export interface PlanPathView {
   readonly shape: GridShape;
   readonly walls: Uint8Array;
   readonly pos: number;
   readonly goal: number;
 }
 
-function readPlanPath(prompt: string): PlanPathView | undefined {
+/** The board of a Plan-Path prompt (either format), or undefined when it shows none. */
+export function readPlanPath(prompt: string): PlanPathView | undefined {
   const rows = readBoardRows(prompt, PLAN_PATH_ALPHABET);
   if (rows === undefined) return undefined;
   const shape = { height: rows.length, width: rows[0]!.length };

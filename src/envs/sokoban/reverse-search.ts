@@ -5,13 +5,10 @@
  * and drags it along). Because each reverse move undoes a legal forward move, every state
  * found is solvable, and its BFS depth is exactly its optimal number of moves.
  */
-import { DIRECTIONS } from '../grid/direction.js';
+import { DIRECTIONS, OPPOSITE_DIRECTION } from '../grid/direction.js';
 import { cellCount, neighbor } from '../grid/grid-shape.js';
-import type { Direction } from '../grid/types.js';
 import { stateKey, type SokobanState } from './sokoban-move.js';
 import type { SokobanRoom } from './sokoban-room.js';
-
-const OPPOSITE: Readonly<Record<Direction, Direction>> = { U: 'D', D: 'U', L: 'R', R: 'L' };
 
 export interface ReachedState {
   readonly state: SokobanState;
@@ -37,7 +34,7 @@ export function reverseSearch(room: SokobanRoom, maxStates: number): ReachedStat
       const to = neighbor(room.shape, state.player, dir);
       if (to < 0 || room.walls[to] === 1 || state.boxes.includes(to)) continue;
       const options: SokobanState[] = [{ player: to, boxes: state.boxes }];
-      const behind = neighbor(room.shape, state.player, OPPOSITE[dir]);
+      const behind = neighbor(room.shape, state.player, OPPOSITE_DIRECTION[dir]);
       if (behind >= 0 && state.boxes.includes(behind)) {
         const pulled = state.boxes.map((box) => (box === behind ? state.player : box)).sort((a, b) => a - b);
         options.push({ player: to, boxes: pulled });
