@@ -46,3 +46,16 @@ test('zero-variance groups give exact zeros for grpo, mean and rloo', () => {
 test('rloo with an outlier: each sample is compared with the mean of the others', () => {
   close(estimators.rloo([0, 0, 3]), [-1.5, -1.5, 3]);
 });
+
+test('grpo std floor: spreads below it keep their size, wider ones are scaled as before', () => {
+  // Two bad moves priced 0.01 apart: population std 0.005 makes them +-1 without a floor.
+  close(estimators.grpo([-0.1, -0.11]), [1, -1], 1e-3); // 0.005 / (0.005 + 1e-6)
+  close(estimators.grpo([-0.1, -0.11], { stdFloor: 0.1 }), [0.05, -0.05]);
+  // std 1 is above a floor of 0.1: the same advantages as plain grpo, bit for bit.
+  assert.deepEqual(estimators.grpo([0, 2], { stdFloor: 0.1 }), estimators.grpo([0, 2]));
+  // A floor of 0 is plain grpo; ties stay exact zeros under any floor.
+  assert.deepEqual(estimators.grpo([1, 2, 3, 4], { stdFloor: 0 }), estimators.grpo([1, 2, 3, 4]));
+  assert.deepEqual(estimators.grpo([0.1, 0.1, 0.1], { stdFloor: 0.5 }), [0, 0, 0]);
+  // Only grpo divides by a std: the other estimators ignore the floor.
+  assert.deepEqual(estimators.mean([1, 2], { stdFloor: 10 }), estimators.mean([1, 2]));
+});

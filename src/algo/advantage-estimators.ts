@@ -10,8 +10,19 @@
 
 export type EstimatorName = 'grpo' | 'mean' | 'rloo' | 'max' | 'raw';
 
+/** Settings an estimator may read; the others ignore them. */
+export interface EstimatorOptions {
+  /**
+   * `grpo` divides by max(std, stdFloor) instead of std (0, the default, keeps plain GRPO). A
+   * group whose scores differ by a few hundredths (two bad moves priced slightly differently)
+   * then gets advantages of its size, instead of the +-1..3 that std-normalisation gives any
+   * spread, however small; groups spread wider than the floor are scaled as before.
+   */
+  readonly stdFloor?: number;
+}
+
 /** Maps the scores of one group (`scores_G`) to advantages (`advantages_G`), same order. */
-export type Estimator = (scores_G: readonly number[]) => number[];
+export type Estimator = (scores_G: readonly number[], options?: EstimatorOptions) => number[];
 
 /**
  * Added to the standard deviation in `grpo` so a near-tie does not blow up into huge
@@ -38,12 +49,12 @@ function populationStd(values: readonly number[], centre: number): number {
 }
 
 export const estimators: Record<EstimatorName, Estimator> = {
-  /** (r - mean) / (population std + eps); all-equal groups give exactly 0. */
-  grpo: (scores_G) => {
+  /** (r - mean) / (max(population std, stdFloor) + eps); all-equal groups give exactly 0. */
+  grpo: (scores_G, options = {}) => {
     // Tied groups return exact zeros: float rounding in the mean would otherwise leave ~1e-11.
     if (isTied(scores_G)) return scores_G.map(() => 0);
     const m = mean(scores_G);
-    const std = populationStd(scores_G, m);
+    const std = Math.max(populationStd(scores_G, m), options.stdFloor ?? 0);
     return scores_G.map((r) => (r - m) / (std + GRPO_STD_EPS));
   },
   /** r - mean (Dr. GRPO style: centred, not scaled). */

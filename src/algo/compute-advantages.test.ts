@@ -40,6 +40,12 @@ test('the zero-variance filter drops tied groups and reports them', () => {
   assert.equal(unfiltered.droppedGroups, 0);
 });
 
+test('the std floor reaches the estimator: a narrow group keeps its spread', () => {
+  const samples = [s('n', -0.1), s('n', -0.11), s('w', 0), s('w', 2)];
+  const out = computeAdvantages(samples, 'grpo', { stdFloor: 0.1 }).samples.map((x) => x.advantage);
+  [0.05, -0.05, -1, 1].forEach((expected, i) => assert.ok(Math.abs(out[i]! - expected) < 1e-5, `sample ${i}: ${out[i]}`));
+});
+
 test('mixReward: total = local + alpha * global', () => {
   assert.deepEqual(mixReward(0.5, 2, 0.25), { local: 0.5, global: 2, total: 1 });
   assert.deepEqual(mixReward(-1, 3, 0), { local: -1, global: 3, total: -1 });

@@ -10,6 +10,8 @@ import { groupUnits, type ScoredSample } from './group-units.js';
 export interface AdvantageOptions {
   /** Drop groups whose scores all tie (and their samples). Default false. */
   readonly filterZeroVariance?: boolean;
+  /** advantage.std_floor: the least std `grpo` divides by (advantage-estimators.ts). Default 0. */
+  readonly stdFloor?: number;
 }
 
 export interface AdvantageResult<S> {
@@ -32,7 +34,7 @@ export function computeAdvantages<S extends ScoredSample & { advantage: number }
     : { kept: all, droppedGroups: 0 };
   const advantageOf = new Map<number, number>();
   for (const group of kept) {
-    const advantages_U = estimators[estimator](group.scores_U);
+    const advantages_U = estimators[estimator](group.scores_U, { stdFloor: options.stdFloor ?? 0 });
     group.members_U.forEach((members, unit) => {
       for (const index of members) advantageOf.set(index, advantages_U[unit]!);
     });

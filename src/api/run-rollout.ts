@@ -87,6 +87,7 @@ export async function runRollout(options: RolloutRunOptions): Promise<RolloutRun
   ).finally(() => players.dispose?.());
   const advantages = computeAdvantages(regroup(samples, config.advantage.group_by), config.advantage.estimator, {
     filterZeroVariance: config.advantage.filter_zero_variance,
+    stdFloor: config.advantage.std_floor,
   });
   const lines = advantages.samples.map((s) => `${sampleToJson(s)}\n`).join('');
   const toStdout = options.out === '-';

@@ -31,7 +31,7 @@ test('a minimal config resolves with every default filled, max_turns from the ta
     max_tokens: 48,
     stop: ['\n'],
   });
-  assert.deepEqual(config.advantage, { estimator: 'grpo', filter_zero_variance: false, group_by: 'task-turn-role' });
+  assert.deepEqual(config.advantage, { estimator: 'grpo', filter_zero_variance: false, std_floor: 0, group_by: 'task-turn-role' });
   assert.deepEqual(config.policy, { kind: 'scripted', skill: 0.5, map: 'shared', models: {} });
   assert.equal(config.algorithm, 'at-grpo');
 });
@@ -125,6 +125,8 @@ test('--set overrides any key with YAML scalars and lists', () => {
   assert.equal(config.name, 'other');
   assert.equal(config.team.alpha, 0.25);
   assert.deepEqual(loadConfig(path, ['rollout.stop=["\\n", "END"]']).rollout.stop, ['\n', 'END']);
+  assert.equal(loadConfig(path, ['advantage.std_floor=0.1']).advantage.std_floor, 0.1);
+  assert.match(configError(() => loadConfig(path, ['advantage.std_floor=-0.1'])), /std_floor must be at least 0/);
 });
 
 test('--set of an unknown key or a bad value is the same error as in a file', () => {

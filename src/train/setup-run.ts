@@ -225,6 +225,7 @@ function runSetup(config: ResolvedConfig, parts: { team: Team<Env>; source: Task
       rollout,
       estimator: config.advantage.estimator,
       filterZeroVariance: config.advantage.filter_zero_variance,
+      stdFloor: config.advantage.std_floor,
       grouping: config.advantage.group_by,
       tasksPerStep: config.rollout.tasks,
       frozen: new Set(config.train.frozen),

@@ -27,6 +27,8 @@ export interface TrainStepInput<E extends Env> {
   readonly rollout: RolloutOptions;
   readonly estimator: EstimatorName;
   readonly filterZeroVariance: boolean;
+  /** advantage.std_floor (absent: 0, plain GRPO). */
+  readonly stdFloor?: number;
   /** advantage.group_by: the grouping ablation (absent: the rollout's own groups). */
   readonly grouping?: Grouping;
   readonly tasksPerStep: number;
@@ -83,9 +85,9 @@ export async function rolloutStep<E extends Env>(input: TrainStepInput<E>, optio
 }
 
 /** A rollout's samples with group-relative advantages, and the training sequences of each policy. */
-export function trainingBatch<E extends Env>(input: Pick<TrainStepInput<E>, 'estimator' | 'filterZeroVariance' | 'grouping' | 'policies'>, samples: readonly Sample[], staleness?: (s: Sample) => number) {
+export function trainingBatch<E extends Env>(input: Pick<TrainStepInput<E>, 'estimator' | 'filterZeroVariance' | 'stdFloor' | 'grouping' | 'policies'>, samples: readonly Sample[], staleness?: (s: Sample) => number) {
   const grouped = input.grouping === undefined ? samples : regroup(samples, input.grouping);
-  const advantaged = computeAdvantages(grouped, input.estimator, { filterZeroVariance: input.filterZeroVariance });
+  const advantaged = computeAdvantages(grouped, input.estimator, { filterZeroVariance: input.filterZeroVariance, stdFloor: input.stdFloor ?? 0 });
   return { advantaged, routed: routeSamples(advantaged.samples, new Set(input.policies.members.keys()), staleness) };
 }
 
