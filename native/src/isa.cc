@@ -106,13 +106,6 @@ void pack_a(const float* a, long rs, long cs, long i0, long mc, long rows, long 
 }
 
 #if defined(__AVX2__) && !defined(__AVX512F__)
-// Eight values of a row as float32 (bf16 widened exactly).
-inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-inline __m256 load8(const uint16_t* p) {
-  __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
-}
-
 // In place: r[i][j] <-> r[j][i] over an 8 x 8 block.
 inline void transpose8(__m256 (&r)[8]) {
   __m256 t[8], u[8];
@@ -142,7 +135,7 @@ void pack_strip_transposed(const T* src, long cs, long kc, float* strip) {
   for (; p + 8 <= kc; p += 8) {
     for (int half = 0; half < NR / 8; half++) {
       __m256 r[8];
-      for (int j = 0; j < 8; j++) r[j] = load8(src + (half * 8 + j) * cs + p);
+      for (int j = 0; j < 8; j++) r[j] = (__m256)load_b(src + (half * 8 + j) * cs + p);  // vf is 8 floats here
       transpose8(r);
       for (int q = 0; q < 8; q++) _mm256_storeu_ps(strip + (p + q) * NR + half * 8, r[q]);
     }

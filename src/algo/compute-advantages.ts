@@ -3,15 +3,14 @@
  * unit are) with the chosen estimator, optionally dropping zero-variance groups first.
  * Pure: returns new sample objects in the input order; the input is not modified.
  */
-import { estimators, type EstimatorName } from './advantage-estimators.js';
+import { estimators, type EstimatorName, type EstimatorOptions } from './advantage-estimators.js';
 import { filterZeroVariance } from './filter-zero-variance.js';
 import { groupUnits, type ScoredSample } from './group-units.js';
 
-export interface AdvantageOptions {
+/** The estimator's settings (advantage.std_floor: `stdFloor`), and the filter's. */
+export interface AdvantageOptions extends EstimatorOptions {
   /** Drop groups whose scores all tie (and their samples). Default false. */
   readonly filterZeroVariance?: boolean;
-  /** advantage.std_floor: the least std `grpo` divides by (advantage-estimators.ts). Default 0. */
-  readonly stdFloor?: number;
 }
 
 export interface AdvantageResult<S> {
@@ -34,7 +33,7 @@ export function computeAdvantages<S extends ScoredSample & { advantage: number }
     : { kept: all, droppedGroups: 0 };
   const advantageOf = new Map<number, number>();
   for (const group of kept) {
-    const advantages_U = estimators[estimator](group.scores_U, { stdFloor: options.stdFloor ?? 0 });
+    const advantages_U = estimators[estimator](group.scores_U, options);
     group.members_U.forEach((members, unit) => {
       for (const index of members) advantageOf.set(index, advantages_U[unit]!);
     });

@@ -87,7 +87,7 @@ export async function rolloutStep<E extends Env>(input: TrainStepInput<E>, optio
 /** A rollout's samples with group-relative advantages, and the training sequences of each policy. */
 export function trainingBatch<E extends Env>(input: Pick<TrainStepInput<E>, 'estimator' | 'filterZeroVariance' | 'stdFloor' | 'grouping' | 'policies'>, samples: readonly Sample[], staleness?: (s: Sample) => number) {
   const grouped = input.grouping === undefined ? samples : regroup(samples, input.grouping);
-  const advantaged = computeAdvantages(grouped, input.estimator, { filterZeroVariance: input.filterZeroVariance, stdFloor: input.stdFloor ?? 0 });
+  const advantaged = computeAdvantages(grouped, input.estimator, { filterZeroVariance: input.filterZeroVariance, stdFloor: input.stdFloor });
   return { advantaged, routed: routeSamples(advantaged.samples, new Set(input.policies.members.keys()), staleness) };
 }
 
