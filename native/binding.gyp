@@ -36,9 +36,16 @@
       "cflags_cc": ["-fPIC", "-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16"],
     },
     {
+      # Sampling matches JavaScript's Math.exp bit for bit: no fused multiply-adds.
+      "target_name": "sampling",
+      "type": "static_library",
+      "sources": ["src/sample-rows.cc"],
+      "cflags_cc": ["-fPIC", "-ffp-contract=off"],
+    },
+    {
       "target_name": "troupe_native",
       "sources": ["src/addon.cc", "src/cpu.cc", "src/thread-pool.cc", "src/gemm.cc", "src/page-cache.cc", "src/attention.cc"],
-      "dependencies": ["isa_baseline", "isa_avx2", "isa_avx512", "gemm_bf16"],
+      "dependencies": ["isa_baseline", "isa_avx2", "isa_avx512", "gemm_bf16", "sampling"],
       "libraries": ["-lpthread"],
     },
   ],

@@ -11,6 +11,7 @@
 //   binding.cachedBytes() / binding.setPageCacheLimit(bytes)   (page-cache.h)
 #include <node_api.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "cpu.h"
 #include "gemm.h"
 #include "page-cache.h"
+#include "sample-rows.h"
 #include "thread-pool.h"
 
 namespace troupe {
@@ -62,7 +64,10 @@ struct Call {
     bool is_typed = false;
     if (i >= argc || napi_is_typedarray(env, argv[i], &is_typed) != napi_ok || !is_typed ||
         napi_get_typedarray_info(env, argv[i], &type, length, &data, nullptr, nullptr) != napi_ok || type != want) {
-      const char* kind = want == napi_float32_array ? "Float32Array" : want == napi_int32_array ? "Int32Array" : "Uint16Array";
+      const char* kind = want == napi_float32_array   ? "Float32Array"
+                         : want == napi_float64_array ? "Float64Array"
+                         : want == napi_int32_array   ? "Int32Array"
+                                                      : "Uint16Array";
       fail(std::string("'") + name + "' must be a " + kind);
       return nullptr;
     }
@@ -743,6 +748,29 @@ napi_value SetPageCacheLimit(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// sampleRows(logits, rows, vocab, temperature: Float64Array, uniform: Float64Array, out:
+// Float64Array): one token from each row (sample-rows.h), out[4r..4r+3] = pick, its weight,
+// the weights' sum, the row's max (pick -1: a row the caller samples itself).
+napi_value SampleRows(napi_env env, napi_callback_info info) {
+  Call c(env, info, "sampleRows");
+  long rows = c.dim(1, "rows"), vocab = c.dim(2, "vocab");
+  const float* logits = c.f32(0, "logits", rows * vocab);
+  size_t nt = 0, nu = 0, no = 0;
+  auto* temperature = static_cast<const double*>(c.typed(3, napi_float64_array, &nt, "temperature"));
+  auto* uniform = static_cast<const double*>(c.typed(4, napi_float64_array, &nu, "uniform"));
+  auto* out = static_cast<double*>(c.typed(5, napi_float64_array, &no, "out"));
+  if (c.ok && (static_cast<long>(nt) < rows || static_cast<long>(nu) < rows || static_cast<long>(no) < 4 * rows)) {
+    c.fail("'temperature' and 'uniform' need one element a row, 'out' four");
+  }
+  for (long r = 0; c.ok && r < rows; r++) {
+    if (!(temperature[r] > 0) || temperature[r] == HUGE_VAL) c.fail("every temperature must be a finite number > 0");
+    if (!(uniform[r] >= 0 && uniform[r] < 1)) c.fail("every uniform draw must be in [0, 1)");
+  }
+  const bool vector = std::strcmp(c.instance->isa->name, "baseline") != 0;  // every other table has AVX2
+  if (c.ok && rows > 0 && vocab > 0) sample_rows(logits, rows, vocab, temperature, uniform, out, c.instance->split.threads, vector);
+  return c.undefined();
+}
+
 void AddFunction(napi_env env, napi_value object, const char* name, napi_callback cb, void* data) {
   napi_value fn;
   napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, data, &fn);
@@ -809,6 +837,7 @@ napi_value Create(napi_env env, napi_callback_info info) {
   AddFunction(env, object, "attentionBatchForward", AttentionBatchForward, instance);
   AddFunction(env, object, "attentionBatchBackward", AttentionBatchBackward, instance);
   AddFunction(env, object, "cacheAttention", CacheAttention, instance);
+  AddFunction(env, object, "sampleRows", SampleRows, instance);
   return object;
 }
 

@@ -45,6 +45,8 @@ export interface NativeOps {
   /** meta: [first row, rows, keys, capacity] per segment; dims: [segments, heads, kvHeads, headDim]. */
   cacheAttention(q: Float32Array, out: Float32Array, kCaches: readonly Float32Array[], vCaches: readonly Float32Array[],
     meta: Int32Array, dims: Int32Array, scale: number): void;
+  /** out[4r..4r+3] = pick (-1: not sampled), its weight, the weights' sum, the row's max (native/src/sample-rows.h). */
+  sampleRows(logits: Float32Array, rows: number, vocab: number, temperature: Float64Array, uniform: Float64Array, out: Float64Array): void;
 }
 
 export interface NativeBinding {

@@ -168,6 +168,10 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
       ops.attentionBatchBackward(a.q, a.k, a.v, a.prefixK, a.prefixV, a.probs, a.dOut, a.dq?.grad ?? NONE, a.dk?.grad ?? NONE, a.dv?.grad ?? NONE,
         a.dPrefixK ?? NONE, a.dPrefixV ?? NONE, a.meta, batchDims(a), a.scale, flags);
     },
+    sampleRows(logits, rows, vocab, temperature, uniform, out) {
+      checkRows('sampleRows', 'logits', logits, rows, vocab);
+      ops.sampleRows(logits, rows, vocab, temperature, uniform, out);
+    },
     cacheAttention(a) {
       ops.cacheAttention(a.q, a.out, a.kCaches, a.vCaches, a.meta, Int32Array.of(a.kCaches.length, a.heads, a.kvHeads, a.headDim), a.scale);
     },

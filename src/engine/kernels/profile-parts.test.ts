@@ -21,6 +21,7 @@ test('partOf names a matmul by the weight it multiplies, whichever of forward, d
   assert.equal(partOf(row('attentionBatchForward T=2'), shapes), 'attention');
   assert.equal(partOf(row('swigluBackward'), shapes), 'element-wise');
   assert.equal(partOf(row('alloc'), shapes), 'memory');
+  assert.equal(partOf(row('sampleRows'), shapes), 'sampling');
 });
 
 test('profileParts sums a real profile by part, and the JavaScript row is the rest of the total', () => {

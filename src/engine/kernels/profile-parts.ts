@@ -1,7 +1,8 @@
 /**
  * The kernel profile (profile-kernels.ts) summed into the parts of a model step that
- * a profile reports: projections, attention, LM head + log-softmax, LoRA, element-wise, optimizer,
- * memory, and the JavaScript between the calls; each with its seconds, its GFLOP/s and that
+ * a profile reports: projections, attention, LM head + log-softmax, LoRA, sampling (the native
+ * backend's; TypeScript sampling is JavaScript), element-wise, optimizer, memory, and the
+ * JavaScript between the calls; each with its seconds, its GFLOP/s and that
  * rate's share of the machine's measured peak (measurePeak).
  *
  *   const profiled = profileKernels(kernels, 'cpu');
@@ -18,7 +19,7 @@ import { Rng } from '../../util/rng.js';
 import type { ProfileRow } from './profile-kernels.js';
 import type { Kernels } from './types.js';
 
-export type PartName = 'projections' | 'attention' | 'lm head + log-softmax' | 'lora' | 'element-wise' | 'optimizer' | 'memory' | 'other matmuls' | 'javascript (outside kernels)';
+export type PartName = 'projections' | 'attention' | 'lm head + log-softmax' | 'lora' | 'sampling' | 'element-wise' | 'optimizer' | 'memory' | 'other matmuls' | 'javascript (outside kernels)';
 
 export interface PartRow {
   readonly part: PartName;
@@ -73,6 +74,7 @@ export function partOf(row: ProfileRow, shapes: ModelMatmuls): PartName {
   }
   if (op.startsWith('attention') || op.startsWith('causalSoftmax') || op === 'cacheAttention') return 'attention';
   if (HEAD.has(op)) return 'lm head + log-softmax';
+  if (op === 'sampleRows') return 'sampling';
   if (ELEMENTWISE.has(op)) return 'element-wise';
   if (OPTIMIZER.has(op)) return 'optimizer';
   if (MEMORY.has(op)) return 'memory';

@@ -156,6 +156,15 @@ export interface Kernels {
   }): void;
 
   /**
+   * Optional (the native backend): one token from each of `rows` rows of logits by the
+   * sampler's whole-row rule (sampling/sample-token.ts: weights exp(logit / T - max), summed in
+   * token order, the first token where u * sum - running sum < 0), with the same bits: the
+   * exponentials are V8's Math.exp. out[4r..4r+3] = pick, its weight, the sum, the max; pick
+   * -1 for a row it leaves to the caller (a NaN or +Infinity logit). Rows run in parallel.
+   */
+  sampleRows?(logits: Float32Array, rows: number, vocab: number, temperature: Float64Array, uniform: Float64Array, out: Float64Array): void;
+
+  /**
    * Optional (the native backend): attention.ts's per-head loops of one sequence in one call,
    * heads in parallel, with the same products and softmax calls, so the same bits. Forward
    * writes probs and out (T, heads * headDim); backward writes dk, dv (head-major, like kh)

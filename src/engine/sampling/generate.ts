@@ -25,7 +25,7 @@ import type { LlamaModel } from '../model/llama-model.js';
 import type { Tokenizer } from '../tokenizer/types.js';
 import type { SequenceCache } from './kv-cache.js';
 import { LlamaInference, type Segment } from './llama-inference.js';
-import { sampleToken, type SamplingParams } from './sample-token.js';
+import { type RowSampler, sampleTokenRows, type SamplingParams, type TokenChoice } from './sample-token.js';
 import type { GenerateOptions, GenerateRequest, Generation } from './types.js';
 
 /** The whole of one decode run: it pauses (yields) after each batched step. */
@@ -141,10 +141,16 @@ export class Sampler {
         if (c.cache !== undefined) c.cache.free();
         c.cache = undefined;
       };
-      // Samples one token for `c` from `logits`; returns true when `c` continues.
-      const step = (c: Continuation, logits: Float32Array): boolean => {
-        maskLogits(logits, 1, logits.length, this.logitMask);
-        const choice = sampleToken(logits, c.params, c.rng, scoreTemperature);
+      const V = this.model.config.vocab_size;
+      const kernels = this.model.kernels;
+      const rowSampler: RowSampler | undefined = kernels.sampleRows === undefined ? undefined : (kernels as RowSampler);
+      // One token for each continuation from its row of `logits` (masked first).
+      const choose = (batch: readonly Continuation[], logits: Float32Array): TokenChoice[] => {
+        maskLogits(logits, batch.length, V, this.logitMask);
+        return sampleTokenRows(logits, V, batch, scoreTemperature, rowSampler);
+      };
+      // Records `choice` for `c` (its row: `logits`); returns true when `c` continues.
+      const step = (c: Continuation, logits: Float32Array, choice: TokenChoice): boolean => {
         c.out.ids.push(choice.id);
         c.out.logprobs.push(choice.logprob);
         c.out.samplingLogprobs.push(choice.samplingLogprob);
@@ -157,7 +163,7 @@ export class Sampler {
         while (active.length < maxBatch && next < queue.length) {
           const c = queue[next++]!;
           const prompt = c.prompt;
-          const continues = step(c, prompt.logits!);
+          const continues = step(c, prompt.logits!, choose([c], prompt.logits!)[0]!);
           if (continues) {
             const capacity = Math.min(prompt.ids.length + c.request.maxTokens - 1, this.model.config.max_position_embeddings);
             c.cache = this.inference.newCache(capacity);
@@ -171,11 +177,11 @@ export class Sampler {
         // Rows grouped by adapter (stable), as the inference forward requires.
         active.sort((a, b) => adapterKey(a).localeCompare(adapterKey(b)));
         const segments: Segment[] = active.map((c) => ({ tokens: [c.out.ids[c.out.ids.length - 1]!], cache: c.cache!, adapter: c.request.adapter }));
-        const logits = this.inference.forward(segments);
-        const V = this.model.config.vocab_size;
+        const logits = this.inference.forward(segments).subarray(0, active.length * V);
+        const choices = choose(active, logits);
         const still: Continuation[] = [];
         active.forEach((c, b) => {
-          if (step(c, logits.subarray(b * V, (b + 1) * V))) still.push(c);
+          if (step(c, logits.subarray(b * V, (b + 1) * V), choices[b]!)) still.push(c);
         });
         active.length = 0;
         active.push(...still);

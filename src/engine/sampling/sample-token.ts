@@ -16,6 +16,7 @@
  * top-k = 1 pick the same token.
  */
 import type { Rng } from '../../util/rng.js';
+import type { Kernels } from '../kernels/types.js';
 import { selectCandidates } from './select-candidates.js';
 
 export interface SamplingParams {
@@ -52,12 +53,13 @@ function argmax(logits: Float32Array): number {
 let rowWeights = new Float64Array(0);
 
 /**
- * Sampling from the whole row (no top-k or top-p): the same max, weights, sum and draw as the
- * candidate-list path below, in the same order, so the same bits, without the list. When the
+ * Sampling from the whole row (no top-k or top-p) with the uniform draw `uniform`: the same
+ * max, weights, sum and draw as the candidate-list path below, in the same order, so the same
+ * bits, without the list (and the same as the native kernels' sampleRows). When the
  * score temperature is the sampling one, log sum exp is that pass's own max + log(total) (the
  * same numbers logSumExp would add up again), so the row is exponentiated once, not twice.
  */
-function sampleWholeRow(logits: Float32Array, T: number, rng: Rng, scoreTemperature: number): TokenChoice {
+function sampleWholeRow(logits: Float32Array, T: number, uniform: number, scoreTemperature: number): TokenChoice {
   const V = logits.length;
   if (rowWeights.length < V) rowWeights = new Float64Array(V);
   const weights = rowWeights;
@@ -69,7 +71,7 @@ function sampleWholeRow(logits: Float32Array, T: number, rng: Rng, scoreTemperat
     weights[i] = w;
     total += w;
   }
-  let u = rng.next() * total;
+  let u = uniform * total;
   // Fallback for rounding leaving u just above the sum: the last token with any weight.
   let pick = V - 1;
   while (pick > 0 && weights[pick] === 0) pick--;
@@ -80,8 +82,17 @@ function sampleWholeRow(logits: Float32Array, T: number, rng: Rng, scoreTemperat
       break;
     }
   }
+  return wholeRowChoice(logits, pick, weights[pick] as number, total, max, T, scoreTemperature);
+}
+
+/** The two logprobs of token `pick` drawn with weight `weight` of `total` (max: the row's max logit / T). */
+function wholeRowChoice(logits: Float32Array, pick: number, weight: number, total: number, max: number, T: number, scoreTemperature: number): TokenChoice {
   const logNormaliser = T === scoreTemperature ? max + Math.log(total) : logSumExp(logits, scoreTemperature);
-  return { id: pick, logprob: (logits[pick] as number) / scoreTemperature - logNormaliser, samplingLogprob: Math.log((weights[pick] as number) / total) };
+  return { id: pick, logprob: (logits[pick] as number) / scoreTemperature - logNormaliser, samplingLogprob: Math.log(weight / total) };
+}
+
+function isWholeRow(params: SamplingParams, vocab: number): boolean {
+  return params.temperature > 0 && !((params.topK > 0 && params.topK < vocab) || params.topP < 1);
 }
 
 export function sampleToken(logits: Float32Array, params: SamplingParams, rng: Rng, scoreTemperature = 1): TokenChoice {
@@ -92,8 +103,7 @@ export function sampleToken(logits: Float32Array, params: SamplingParams, rng: R
     return { id, logprob: modelLogprob(id), samplingLogprob: 0 };
   }
   const T = params.temperature;
-  const truncates = (params.topK > 0 && params.topK < V) || params.topP < 1;
-  if (!truncates) return sampleWholeRow(logits, T, rng, scoreTemperature);
+  if (isWholeRow(params, V)) return sampleWholeRow(logits, T, rng.next(), scoreTemperature);
   // The same ids, order and weights as sorting the row most likely first (select-candidates.ts).
   const { ids: candidates, weights } = selectCandidates(logits, T, params.topK, params.topP);
   const total = weights.reduce((a, b) => a + b, 0);
@@ -110,4 +120,55 @@ export function sampleToken(logits: Float32Array, params: SamplingParams, rng: R
   }
   const id = candidates[pick] as number;
   return { id, logprob: modelLogprob(id), samplingLogprob: Math.log((weights[pick] as number) / total) };
+}
+
+/** One row's sampling state for sampleTokenRows. */
+export interface RowSampling {
+  readonly params: SamplingParams;
+  readonly rng: Rng;
+}
+
+/** Kernels.sampleRows (the native backend's; see kernels/types.ts). */
+export type RowSampler = Required<Pick<Kernels, 'sampleRows'>>;
+
+/**
+ * sampleToken for rows.length rows of logits stored back to back (vocab each), row r with
+ * rows[r]'s params and Rng: the same tokens, logprob bits and Rng draws as calling sampleToken
+ * row by row. With a `sampler` (the native kernels) the whole-row rows are weighed there, in
+ * parallel, with V8's exponential: about ten times faster for a 152k vocabulary.
+ *
+ * @example
+ * const choices = sampleTokenRows(logits, vocab, continuations, 1, kernels.sampleRows ? kernels as RowSampler : undefined);
+ */
+export function sampleTokenRows(logits: Float32Array, vocab: number, rows: readonly RowSampling[], scoreTemperature = 1, sampler?: RowSampler): TokenChoice[] {
+  const rowOf = (r: number): Float32Array => logits.subarray(r * vocab, (r + 1) * vocab);
+  if (sampler === undefined) return rows.map((row, r) => sampleToken(rowOf(r), row.params, row.rng, scoreTemperature));
+  const choices = new Array<TokenChoice>(rows.length);
+  const temperature = new Float64Array(rows.length);
+  const uniform = new Float64Array(rows.length);
+  const whole: number[] = [];
+  rows.forEach((row, r) => {
+    if (!isWholeRow(row.params, vocab)) {
+      choices[r] = sampleToken(rowOf(r), row.params, row.rng, scoreTemperature);
+      return;
+    }
+    temperature[r] = row.params.temperature;
+    uniform[r] = row.rng.next();
+    whole.push(r);
+  });
+  const out = new Float64Array(4 * rows.length);
+  if (whole.length === rows.length) {
+    sampler.sampleRows(logits, rows.length, vocab, temperature, uniform, out);
+  } else {
+    // Mixed requests (rare): the whole-row ones one at a time, as the native call takes contiguous rows.
+    for (const r of whole) sampler.sampleRows(rowOf(r), 1, vocab, temperature.subarray(r, r + 1), uniform.subarray(r, r + 1), out.subarray(4 * r, 4 * r + 4));
+  }
+  for (const r of whole) {
+    const T = temperature[r] as number;
+    const pick = out[4 * r] as number;
+    choices[r] = pick < 0
+      ? sampleWholeRow(rowOf(r), T, uniform[r] as number, scoreTemperature)
+      : wholeRowChoice(rowOf(r), pick, out[4 * r + 1] as number, out[4 * r + 2] as number, out[4 * r + 3] as number, T, scoreTemperature);
+  }
+  return choices;
 }
