@@ -16,10 +16,10 @@ export function countingKernels(kernels: Kernels): Kernels & { liveBytes(): numb
     ...kernels,
     name: `${kernels.name}+counting`,
     matmul: (args) => kernels.matmul(args),
-    alloc(length, zero) {
+    alloc(length, zero, managed) {
       live += length * 4;
       peak = Math.max(peak, live);
-      return kernels.alloc(length, zero);
+      return kernels.alloc(length, zero, managed);
     },
     free(array) {
       live -= array.length * 4;

@@ -37,8 +37,9 @@ export class BufferPool {
     const size = sizeClass(length);
     const reused = this.lists.get(size)?.pop();
     if (!reused) {
-      if (size === length) return this.kernels.alloc(length, zero);
-      const base = this.kernels.alloc(size, false);
+      // managed: every array of a pool comes back to it or to kernels.free (give, trim, clear).
+      if (size === length) return this.kernels.alloc(length, zero, true);
+      const base = this.kernels.alloc(size, false, true);
       const view = base.subarray(0, length);
       this.bases.set(view, base);
       if (zero) view.fill(0);

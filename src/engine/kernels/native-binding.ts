@@ -59,12 +59,18 @@ export interface NativeBinding {
   /** parallelFrom: m*n*k from which a matmul is split across threads; rowsParallelFrom: n*k
    *  from which a 1-3 row product is (defaults in native/src/gemm.h). */
   create(isa: string, threads: number, parallelFrom?: number, rowsParallelFrom?: number, streamRowsUpTo?: number): NativeOps;
-  /** Zeroed (unless `zero` is false: then maybe old values), 64-byte aligned, outside the JavaScript heap. */
-  alloc(length: number, zero?: boolean): Float32Array;
+  /** Zeroed (unless `zero` is false: then maybe old values), 64-byte aligned, outside the JavaScript heap;
+   *  `managed` (the owner always frees it): left out of V8's external-memory count, up to 2 GiB in all. */
+  alloc(length: number, zero?: boolean, managed?: boolean): Float32Array;
   /** Returns the memory now (the array becomes empty). */
   free(array: Float32Array): void;
   /** Bytes allocated and not yet returned (by free, or by the GC for arrays never freed). */
   liveBytes(): number;
+  /** Bytes of live managed blocks (alloc's `managed`) left out of V8's external-memory count. */
+  untrackedBytes(): number;
+  /** V8's count of external memory that schedules garbage collections (ArrayBuffers' bytes
+   *  plus what addons report; not process.memoryUsage().external, which counts buffers only). */
+  v8ExternalMemory(): number;
   /** Bytes of freed large blocks kept for the next alloc of their size (native/src/page-cache.h). */
   cachedBytes(): number;
   /** Caps that cache (default 1 GiB or TROUPE_PAGE_CACHE_MB; 0 gives freed blocks back at

@@ -88,7 +88,7 @@ export function createNativeKernels(options: NativeKernelOptions = {}): NativeKe
     bf16Matmul: options.bf16Matmul ?? bf16MatmulFromEnv(),
     isa,
     dispose: async () => {},
-    alloc: (length, zero = true) => binding.alloc(length, zero),
+    alloc: (length, zero = true, managed = false) => binding.alloc(length, zero, managed),
     free: (array) => binding.free(array),
     matmul(args) {
       checkMatmul(args);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { BufferPool } from '../autograd/buffer-pool.js';
 import { Tape } from '../autograd/tape.js';
 import { llamaConfig } from '../model/llama-config.js';
 import { LlamaModel } from '../model/llama-model.js';
@@ -51,6 +52,32 @@ if (!binding) {
     for (const a of arrays) native.free(a);
     const left = process.memoryUsage().external - before;
     assert.ok(Math.abs(left) < MB, `external memory is ${left} bytes above its level before the allocations`);
+  });
+
+  test('managed blocks (a pool\'s) stay out of the external-memory count that schedules V8\'s collections', () => {
+    // What keeps a big model's first micro-batch from setting off a full collection every 64 MB.
+    const counted = () => native.v8ExternalMemory();
+    const before = counted();
+    const untrackedBefore = native.untrackedBytes();
+    const managed = [native.alloc(16 * MB, false, true), native.alloc(1000, true, true), native.alloc(40000, false, true)];
+    assert.ok(Math.abs(counted() - before) < MB, `V8's count moved by ${counted() - before} bytes for 64 MB of managed blocks`);
+    assert.ok(Math.abs(native.untrackedBytes() - untrackedBefore - 64 * MB) < MB);
+    const ordinary = native.alloc(4 * MB); // an ordinary block beside them is counted
+    assert.ok(Math.abs(counted() - before - 16 * MB) < MB, `V8's count moved by ${counted() - before} bytes for a 16 MB block`);
+    native.free(ordinary);
+    for (const a of managed) native.free(a);
+    assert.equal(native.untrackedBytes(), untrackedBefore);
+    assert.ok(Math.abs(counted() - before) < MB, `V8's count is ${counted() - before} bytes off its level before the allocations`);
+  });
+
+  test('a BufferPool takes managed blocks from the native kernels and gives them all back on clear', () => {
+    const pool = new BufferPool(createNativeKernels({ threads: 1 }));
+    const before = native.untrackedBytes();
+    const arrays = [pool.take(2 ** 20, false), pool.take(3000, true)];
+    assert.ok(native.untrackedBytes() - before >= 4 * MB, 'the pool\'s arrays are left out of V8\'s count');
+    for (const a of arrays) pool.give(a);
+    pool.clear();
+    assert.equal(native.untrackedBytes(), before);
   });
 
   test('repeated training steps free every block they take', () => {

@@ -86,9 +86,13 @@ export interface Kernels {
   /**
    * A Float32Array of `length` zeros in kernel memory, kept until `free`. `zero: false` says
    * the caller overwrites every element, so a backend that recycles memory (native) may hand
-   * back old values instead of zero-filling; the others zero-fill anyway.
+   * back old values instead of zero-filling; the others zero-fill anyway. `managed: true`
+   * promises that the owner always frees the array (a BufferPool): the native backend then
+   * leaves it out of the memory pressure that makes V8 collect garbage (a GC cannot free it
+   * anyway), so a step that takes a gigabyte of activations does not trigger a dozen full
+   * collections of the JavaScript heap.
    */
-  alloc(length: number, zero?: boolean): Float32Array;
+  alloc(length: number, zero?: boolean, managed?: boolean): Float32Array;
   free(array: Float32Array): void;
 
   matmul(args: MatmulArgs): void;
