@@ -758,30 +758,29 @@ napi_value Free(napi_env env, napi_callback_info info) {
   return c.undefined();
 }
 
+// A count under g_blocks_lock, as a JavaScript number.
+template <typename T>
+napi_value LockedCount(napi_env env, const T& count) {
+  double value;
+  {
+    std::lock_guard<std::mutex> hold(g_blocks_lock);
+    value = static_cast<double>(count);
+  }
+  napi_value result;
+  napi_create_double(env, value, &result);
+  return result;
+}
+
 // liveBytes(): bytes of the blocks alloc handed out and nobody has given back yet.
 napi_value LiveBytes(napi_env env, napi_callback_info info) {
   (void)info;
-  napi_value result;
-  size_t live;
-  {
-    std::lock_guard<std::mutex> hold(g_blocks_lock);
-    live = g_live_bytes;
-  }
-  napi_create_double(env, static_cast<double>(live), &result);
-  return result;
+  return LockedCount(env, g_live_bytes);
 }
 
 // untrackedBytes(): bytes of live managed blocks left out of V8's external-memory count.
 napi_value UntrackedBytes(napi_env env, napi_callback_info info) {
   (void)info;
-  napi_value result;
-  int64_t untracked;
-  {
-    std::lock_guard<std::mutex> hold(g_blocks_lock);
-    untracked = g_untracked_bytes;
-  }
-  napi_create_double(env, static_cast<double>(untracked), &result);
-  return result;
+  return LockedCount(env, g_untracked_bytes);
 }
 
 // v8ExternalMemory(): V8's count of external memory, the one that schedules collections
