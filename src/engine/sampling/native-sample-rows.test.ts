@@ -5,6 +5,11 @@ import { loadNativeBinding } from '../kernels/native-binding.js';
 import { createNativeKernels } from '../kernels/native-kernels.js';
 import { nativeSkip } from '../kernels/native-skip.test-helper.js';
 import { MASKED_LOGIT } from '../logit-mask.js';
+import { llamaConfig } from '../model/llama-config.js';
+import { randomBf16Model } from '../model/random-bf16-model.js';
+import { CharTokenizer } from '../tokenizer/char-tokenizer.js';
+import { Sampler } from './generate.js';
+import type { GenerateRequest } from './types.js';
 import { type RowSampler, type RowSampling, sampleToken, sampleTokenRows, type TokenChoice } from './sample-token.js';
 
 // The native sampler (native/src/sample-rows.cc) must choose the tokens and logprobs that the
@@ -76,4 +81,31 @@ test('native sampleRows rejects a temperature of 0 or a draw outside [0, 1) with
   assert.throws(() => kernels.sampleRows!(logits, 1, 8, Float64Array.of(0), Float64Array.of(0.5), out), /sampleRows: every temperature must be a finite number > 0/);
   assert.throws(() => kernels.sampleRows!(logits, 1, 8, Float64Array.of(1), Float64Array.of(1), out), /sampleRows: every uniform draw must be in \[0, 1\)/);
   assert.throws(() => kernels.sampleRows!(logits, 2, 8, Float64Array.of(1, 1), Float64Array.of(0, 0), out), /sampleRows: 'logits'/);
+});
+
+// The same through the sampler: a batch mixing whole-row requests with a top-k and a greedy one
+// (the rows sampleRows takes in one call, one at a time, or not at all) gives the same
+// generations with the native kernels' sampleRows as with TypeScript sampling on those kernels.
+test('Sampler: native row sampling generates what TypeScript sampling does', { skip: load.binding ? false : nativeSkip }, () => {
+  const config = llamaConfig({ hidden: 32, layers: 2, heads: 4, kvHeads: 2, intermediate: 64, vocab: 64, context: 40 });
+  const tokenizer = CharTokenizer.standard();
+  const prompt = tokenizer.encode('GRID:\nS.#\n.#G\nPLAN:');
+  const requests: GenerateRequest[] = [
+    { promptIds: prompt, n: 5, seed: 3, maxTokens: 12, temperature: 1, stopIds: [5] },
+    { promptIds: prompt.slice(2), n: 3, seed: 4, maxTokens: 8, temperature: 0.7 },
+  ];
+  const mixed: GenerateRequest[] = [...requests, { promptIds: prompt, n: 2, seed: 5, maxTokens: 8, temperature: 1, topK: 5 }, { promptIds: prompt, n: 1, seed: 6, maxTokens: 8, temperature: 0 }];
+  const generate = (native: boolean, batch: GenerateRequest[]) => {
+    const kernels = createNativeKernels({ threads: 2 });
+    const model = randomBf16Model(native ? kernels : { ...kernels, sampleRows: undefined }, config, 21);
+    const sampler = new Sampler(model, tokenizer);
+    const out = sampler.generate(batch);
+    sampler.dispose();
+    return out;
+  };
+  for (const batch of [requests, mixed]) {
+    const withNative = generate(true, batch);
+    assert.deepEqual(withNative, generate(false, batch));
+    assert.ok(new Set(withNative.flat().map((g) => g.text)).size > 3, 'the completions differ from each other');
+  }
 });
