@@ -832,7 +832,9 @@ napi_value SampleRows(napi_env env, napi_callback_info info) {
     if (!(uniform[r] >= 0 && uniform[r] < 1)) c.fail("every uniform draw must be in [0, 1)");
   }
   const bool vector = std::strcmp(c.instance->isa->name, "baseline") != 0;  // every other table has AVX2
-  if (c.ok && rows > 0 && vocab > 0) sample_rows(logits, rows, vocab, temperature, uniform, out, c.instance->split.threads, vector);
+  // Split from the matmuls' threshold on, as the log-softmax: a tiny model's rows are not worth waking a helper.
+  const int threads = rows * vocab >= c.instance->split.parallel_from ? c.instance->split.threads : 1;
+  if (c.ok && rows > 0 && vocab > 0) sample_rows(logits, rows, vocab, temperature, uniform, out, threads, vector);
   return c.undefined();
 }
 
