@@ -641,16 +641,23 @@ bool AcquireBlock(Block* block, size_t bytes, bool zero) {
 // that much garbage from the collector; blocks beyond the cap are counted as usual.
 constexpr int64_t kUntrackedCap = int64_t{2} << 30;
 int64_t g_untracked_bytes = 0;  // under g_blocks_lock
-// The offsets of managed blocks the collector finalized, to give back to V8 on the next
-// alloc or free (a finalizer does not call into the engine).
-int64_t g_untracked_to_restore = 0;  // under g_blocks_lock
+// The offsets of managed blocks the collector finalized, by the environment (isolate) that
+// allocated them, to give back to its V8 on its next alloc or free (a finalizer does not call
+// into the engine; a worker thread that loads the addon has an isolate of its own).
+std::unordered_map<napi_env, int64_t>& UntrackedToRestore() {  // under g_blocks_lock
+  static std::unordered_map<napi_env, int64_t> pending;
+  return pending;
+}
 
 void RestoreUntracked(napi_env env) {
-  int64_t restore;
+  int64_t restore = 0;
   {
     std::lock_guard<std::mutex> hold(g_blocks_lock);
-    restore = g_untracked_to_restore;
-    g_untracked_to_restore = 0;
+    auto found = UntrackedToRestore().find(env);
+    if (found != UntrackedToRestore().end()) {
+      restore = found->second;
+      UntrackedToRestore().erase(found);
+    }
   }
   int64_t total;
   if (restore != 0) napi_adjust_external_memory(env, restore, &total);
@@ -671,7 +678,7 @@ void Release(napi_env env, Block* block, bool finalizing) {
     block->released = true;
     if (block->untracked) {
       g_untracked_bytes -= static_cast<int64_t>(block->bytes);
-      if (finalizing) g_untracked_to_restore += static_cast<int64_t>(block->bytes);
+      if (finalizing) UntrackedToRestore()[env] += static_cast<int64_t>(block->bytes);
     }
   }
   int64_t total;

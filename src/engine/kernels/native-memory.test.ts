@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { BufferPool } from '../autograd/buffer-pool.js';
 import { Tape } from '../autograd/tape.js';
 import { llamaConfig } from '../model/llama-config.js';
@@ -68,6 +70,24 @@ if (!binding) {
     for (const a of managed) native.free(a);
     assert.equal(native.untrackedBytes(), untrackedBefore);
     assert.ok(Math.abs(counted() - before) < MB, `V8's count is ${counted() - before} bytes off its level before the allocations`);
+  });
+
+  test('managed blocks the collector reclaims (never freed) give their offset back to V8 on the next alloc', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const before = native.v8ExternalMemory();
+    const untrackedBefore = native.untrackedBytes();
+    (() => {
+      for (let i = 0; i < 4; i++) native.alloc(MB, false, true); // dropped at once
+    })();
+    // Node runs the finalizers on the JavaScript thread after the collection.
+    for (let round = 0; round < 20 && native.untrackedBytes() !== untrackedBefore; round++) {
+      gc();
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal(native.untrackedBytes(), untrackedBefore, 'the dropped blocks were finalized');
+    native.free(native.alloc(1));
+    assert.ok(Math.abs(native.v8ExternalMemory() - before) < MB, `V8's count is ${native.v8ExternalMemory() - before} bytes off its level before the allocations`);
   });
 
   test('a BufferPool takes managed blocks from the native kernels and gives them all back on clear', () => {
